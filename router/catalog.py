@@ -1,0 +1,318 @@
+"""The catalog: files under the roots -> entries + diagnostics (DESIGN 4.1, 4.2).
+
+Loading never stops on a bad file: it becomes a diagnostic. `refresh` re-reads only the
+files that changed and keeps a file's last good entries (marked stale) when its new version
+is broken, which is what the daemon serves while someone is mid-edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from router import entry, frontmatter, pattern
+from router.config import Config
+from router.entry import Entry
+
+MAX_FILE_BYTES = 1024 * 1024
+# Tool caches and version-control internals are never catalogs.
+SKIP_DIRS = frozenset(
+    (
+        ".git .hg .svn node_modules .venv venv __pycache__ .mypy_cache .pytest_cache "
+        ".ruff_cache .tox"
+    ).split()
+)
+ERROR = "error"
+WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in one file."""
+
+    path: str
+    problem: str
+    severity: str = ERROR
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the JSON form (no `line` member when it is not known)."""
+        out: dict[str, object] = {
+            "path": self.path,
+            "problem": self.problem,
+            "severity": self.severity,
+        }
+        if self.line is not None:
+            out["line"] = self.line
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What one catalog file gave: its entries and its diagnostics."""
+
+    entries: tuple[Entry, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    stale: bool = False  # entries are a previous good version; the file is broken now
+
+    @property
+    def broken(self) -> bool:
+        """True when the file has an error diagnostic."""
+        return any(d.severity == ERROR for d in self.diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """Every entry the router can offer, in path order, ids unique."""
+
+    entries: tuple[Entry, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    files: Mapping[str, FileResult] = field(default_factory=dict)
+    fingerprint: str = ""
+    stale: tuple[str, ...] = ()  # ids of entries served from a file's last good version
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """Return the error diagnostics."""
+        return tuple(d for d in self.diagnostics if d.severity == ERROR)
+
+
+def load(config: Config) -> Catalog:
+    """Return the catalog under the config's roots. Never raises for a bad file."""
+    files: dict[str, FileResult] = {}
+    walk_problems: list[Diagnostic] = []
+    for relpath in _walk(config, walk_problems):
+        files[relpath] = read(config, relpath)
+    return assemble(files, walk_problems)
+
+
+def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalog:
+    """Return `previous` with the files in `changed` (repository-relative) re-read.
+
+    A file that is gone or no longer in the catalog drops its entries; a file that turned
+    broken keeps its previous entries, marked stale, beside its new diagnostic."""
+    files = dict(previous.files)
+    for relpath in changed:
+        relpath = pattern.clean(relpath)
+        absolute = config.root / relpath
+        if not absolute.is_file() or not is_catalog_path(config, relpath):
+            files.pop(relpath, None)
+            continue
+        fresh = read(config, relpath)
+        old = files.get(relpath)
+        if fresh.broken and old is not None and old.entries:
+            fresh = FileResult(old.entries, fresh.diagnostics, stale=True)
+        files[relpath] = fresh
+    walk_problems = [d for d in previous.diagnostics if d.path not in previous.files]
+    return assemble(files, walk_problems)
+
+
+def assemble(files: Mapping[str, FileResult], extra: Iterable[Diagnostic] = ()) -> Catalog:
+    """Return the catalog of per-file results: entries in path order, the first entry of a
+    duplicated id kept and the others reported."""
+    entries: list[Entry] = []
+    diagnostics = list(extra)
+    seen: dict[str, str] = {}
+    stale: list[str] = []
+    ordered = {path: files[path] for path in sorted(files)}
+    for path, result in ordered.items():
+        diagnostics.extend(result.diagnostics)
+        for item in result.entries:
+            if item.id in seen:
+                diagnostics.append(
+                    Diagnostic(
+                        path,
+                        f"id `{item.id}` is already used by {seen[item.id]}; "
+                        "this entry is skipped (give it a unique id)",
+                    )
+                )
+                continue
+            seen[item.id] = item.path
+            entries.append(item)
+            if result.stale:
+                stale.append(item.id)
+    return Catalog(
+        entries=tuple(entries),
+        diagnostics=tuple(diagnostics),
+        files=ordered,
+        fingerprint=fingerprint(entries),
+        stale=tuple(stale),
+    )
+
+
+def fingerprint(entries: Iterable[Entry]) -> str:
+    """Return a short hash of every routed field of every entry, in order."""
+    digest = hashlib.sha256()
+    for item in entries:
+        digest.update(repr(item).encode("utf-8"))
+    return digest.hexdigest()[:16]
+
+
+def format_of(relpath: str) -> str | None:
+    """Return the catalog format a file name implies, or None for files never read."""
+    name = relpath.rsplit("/", 1)[-1]
+    if name.endswith(".mdc"):
+        return "rule"
+    if name == "SKILL.md":
+        return "skill"
+    if name.endswith(".instructions.md"):
+        return "instruction"
+    if name.endswith(".md"):
+        return "markdown"
+    if name.endswith(".json"):
+        return "json"
+    return None
+
+
+def is_catalog_path(config: Config, relpath: str) -> bool:
+    """Return whether a repository-relative file path belongs to the catalog."""
+    if format_of(relpath) is None:
+        return False
+    if any(part in SKIP_DIRS for part in relpath.split("/")[:-1]):
+        return False
+    if any(pattern.covers(glob, relpath) for glob in config.exclude):
+        return False
+    return any(_under(relpath, root) for root in config.roots)
+
+
+def read(config: Config, relpath: str) -> FileResult:
+    """Return the entries and diagnostics of one catalog file. Never raises."""
+    absolute = config.root / relpath
+    try:
+        size = absolute.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return _only(relpath, f"file is {size} bytes, over the 1 MiB limit; skipped", WARNING)
+        raw = absolute.read_bytes()
+    except OSError as error:
+        return _only(relpath, f"cannot read the file: {error.strerror}")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        return _only(
+            relpath, f"not UTF-8 (byte 0x{raw[error.start]:02x}); save it as UTF-8", line=line
+        )
+    fmt = format_of(relpath)
+    if fmt == "json":
+        return _read_json(config, relpath, raw)
+    assert fmt is not None
+    return _read_markdown(config, relpath, text, fmt)
+
+
+def _read_markdown(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
+    try:
+        block = frontmatter.split(text)
+        if block is None:
+            if fmt in ("rule", "skill", "instruction"):
+                return _only(relpath, f"a {fmt} file without front matter gives no entry", WARNING)
+            return _only(relpath, "untyped: no front matter, so no entry", WARNING)
+        parsed = frontmatter.parse(block)
+    except frontmatter.FrontMatterError as error:
+        return _only(relpath, error.problem, line=error.line)
+    try:
+        item = entry.from_front_matter(
+            parsed.meta, relpath, fmt, config.taxonomy.shelf_kind(relpath)
+        )
+    except entry.FieldError as error:
+        return _only(relpath, f"{error}; the file gives no entry until it is fixed")
+    notes = tuple(
+        Diagnostic(
+            relpath,
+            "unquoted glob read as Cursor reads it; quote it for strict YAML tools",
+            WARNING,
+            line,
+        )
+        for line in parsed.lenient_lines
+    )
+    return FileResult((item,), notes)
+
+
+def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        return _only(relpath, f"not valid JSON: {error.msg}", line=error.lineno)
+    if not isinstance(document, dict) or "annexes" not in document:
+        return FileResult()  # not a catalog file
+    rows = document["annexes"]
+    if not isinstance(rows, list):
+        return _only(relpath, "`annexes` must be a list of annex objects")
+    entries: list[Entry] = []
+    diagnostics: list[Diagnostic] = []
+    for place, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            diagnostics.append(Diagnostic(relpath, f"annexes[{place}] is not an object"))
+            continue
+        try:
+            item = entry.from_annex(row, relpath, place)
+        except entry.FieldError as error:
+            diagnostics.append(Diagnostic(relpath, f"annexes[{place}]: {error}; row skipped"))
+            continue
+        entries.append(item)
+    return FileResult(tuple(entries), tuple(diagnostics))
+
+
+def _only(path: str, problem: str, severity: str = ERROR, line: int | None = None) -> FileResult:
+    return FileResult((), (Diagnostic(path, problem, severity, line),))
+
+
+def _under(relpath: str, root: str) -> bool:
+    root = pattern.clean(root)
+    return root in ("", ".") or relpath == root or relpath.startswith(root + "/")
+
+
+def _walk(config: Config, problems: list[Diagnostic]) -> list[str]:
+    """Return the repository-relative catalog files under the roots, sorted."""
+    base = config.root
+    found: set[str] = set()
+    for root in config.roots:
+        top = base / pattern.clean(root) if pattern.clean(root) not in ("", ".") else base
+        if top.is_file():
+            rel = _relative(base, top)
+            if rel is not None and is_catalog_path(config, rel):
+                found.add(rel)
+            continue
+        for directory, dirnames, filenames in os.walk(top):
+            here = Path(directory)
+            keep = []
+            for name in sorted(dirnames):
+                child = here / name
+                if name in SKIP_DIRS:
+                    continue
+                if child.is_symlink():
+                    if _relative(top, child.resolve()) is None:
+                        problems.append(_escape(base, child))
+                    continue
+                keep.append(name)
+            dirnames[:] = keep
+            for name in filenames:
+                child = here / name
+                rel = _relative(base, child)
+                if rel is None or not is_catalog_path(config, rel):
+                    continue
+                if child.is_symlink() and _relative(top, child.resolve()) is None:
+                    problems.append(_escape(base, child))
+                    continue
+                found.add(rel)
+    return sorted(found)
+
+
+def _escape(base: Path, link: Path) -> Diagnostic:
+    rel = _relative(base, link) or str(link)
+    return Diagnostic(rel, "symlink leads outside its catalog root; skipped", WARNING)
+
+
+def _relative(base: Path, path: Path) -> str | None:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        resolved = path.resolve()
+        try:
+            return resolved.relative_to(base.resolve()).as_posix()
+        except ValueError:
+            return None

@@ -1,0 +1,164 @@
+"""Request -> response: the one path shared by the daemon, the CLI fallback, replay and tests.
+
+The engine owns a configuration, the catalog read from it and the index over that catalog.
+It reads files only through `catalog`; clock and environment come from its callers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from router import __version__, catalog, render, score
+from router import route as routing
+from router.catalog import Catalog
+from router.config import Config
+from router.errors import RequestError
+from router.index import Index
+
+MAX_TASK_CHARS = 20_000
+
+
+class Engine:
+    """A loaded catalog with its index, answering route and explain requests."""
+
+    def __init__(self, config: Config, cat: Catalog, version: str = __version__) -> None:
+        self.config = config
+        self.catalog = cat
+        self.version = version
+        self.index = Index(cat.entries)
+
+    @classmethod
+    def load(cls, config: Config, version: str = __version__) -> Engine:
+        """Return an engine over the catalog the config names. Never raises for bad files."""
+        return cls(config, catalog.load(config), version)
+
+    # -- requests --------------------------------------------------------------------------
+
+    def request(self, body: Mapping[str, Any]) -> routing.Request:
+        """Return the validated route request of a decoded JSON body.
+
+        Raises RequestError naming the member that is missing or of the wrong type."""
+        if not isinstance(body, Mapping):
+            raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
+        task = body.get("task")
+        if not isinstance(task, str):
+            raise RequestError("`task` is missing or not text", 'Send {"task": "..."}')
+        if len(task) > MAX_TASK_CHARS:
+            raise RequestError(
+                f"`task` has {len(task)} characters, over {MAX_TASK_CHARS}", "Send a shorter task"
+            )
+        paths = body.get("paths", [])
+        if isinstance(paths, str):
+            paths = [paths]
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise RequestError("`paths` must be a list of file paths", 'Send "paths": ["src/a.py"]')
+        return routing.check(
+            routing.Request(
+                task=task,
+                budget=_int(body, "budget", self.config.budget),
+                order=_text(body, "order") or self.config.order,
+                gate_terms=self.config.gate_terms,
+                domain=_text(body, "domain"),
+                cluster=_text(body, "cluster"),
+                kind=_text(body, "kind"),
+                purpose=_text(body, "purpose"),
+                paths=tuple(paths),
+                strategy=_text(body, "strategy"),
+                root=str(self.config.root),
+            )
+        )
+
+    def route(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the route document (DESIGN 7) of a decoded JSON request. Raises
+        RequestError for a malformed request."""
+        return self.document(self.assemble(self.request(body)))
+
+    def assemble(self, request: routing.Request) -> routing.Route:
+        """Return the route of a validated request."""
+        return routing.assemble(self.index, self.config.taxonomy, request)
+
+    def document(self, answer: routing.Route, **extra: Any) -> dict[str, Any]:
+        """Return the JSON document of a route."""
+        return render.route_json(
+            answer,
+            version=self.version,
+            fingerprint=self.catalog.fingerprint,
+            entries=len(self.index),
+            stale=len(self.catalog.stale),
+            extra=extra or None,
+        )
+
+    def explain(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Return seed 1's explain record for `{task|problem, domain?, cluster?, limit?}`."""
+        if not isinstance(body, Mapping):
+            raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
+        problem = body.get("task", body.get("problem"))
+        if not isinstance(problem, str):
+            raise RequestError("`task` is missing or not text", 'Send {"task": "..."}')
+        limit = body.get("limit")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise RequestError("`limit` must be a whole number of at least 1", "Fix the limit")
+        request = routing.Request(
+            task=problem,
+            domain=_text(body, "domain"),
+            cluster=_text(body, "cluster"),
+            kind=_text(body, "kind"),
+            purpose=_text(body, "purpose"),
+        )
+        q = score.query(self.index, problem)
+        admitted = routing.admission(self.config.taxonomy, request)
+        rows = [s for s in score.reached(self.index, q) if admitted(s.indexed.entry)]
+        return render.explain(
+            rows,
+            problem=problem,
+            domain=request.domain,
+            cluster=request.cluster,
+            limit=limit,
+            sources=sorted({s.indexed.entry.file for s in rows}),
+            no_terms=not q.tokens,
+        )
+
+    # -- catalog changes ---------------------------------------------------------------------
+
+    def update(self, changed: Iterable[str]) -> None:
+        """Re-read the changed files (repository-relative) and bring the index in line.
+
+        Entries that are gone are removed, new or changed ones (re)indexed; the caller keeps
+        routes out while this runs."""
+        before = {e.id: e for e in self.catalog.entries}
+        self.catalog = catalog.refresh(self.config, self.catalog, changed)
+        after = {e.id: e for e in self.catalog.entries}
+        for entry_id in before.keys() - after.keys():
+            self.index.remove(entry_id)
+        for entry_id, item in after.items():
+            if before.get(entry_id) != item:
+                self.index.add(item)
+
+    def reload(self) -> None:
+        """Re-read the whole catalog and rebuild the index."""
+        self.catalog = catalog.load(self.config)
+        self.index = Index(self.catalog.entries)
+
+
+def _text(body: Mapping[str, Any], name: str) -> str | None:
+    value = body.get(name)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RequestError(f"`{name}` must be text", f"Send {name} as a string")
+    return value
+
+
+def _int(body: Mapping[str, Any], name: str, default: int) -> int:
+    value = body.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RequestError(f"`{name}` must be a whole number", f"Send {name} as a number")
+    if int(value) != value:
+        raise RequestError(f"`{name}` must be a whole number, not {value}", "Drop the fraction")
+    return int(value)

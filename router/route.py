@@ -1,0 +1,308 @@
+"""Route assembly (DESIGN 6): anchors, filters, purposes, gate, order, turns, budget,
+succession and silence. Pure: a function of the index, the taxonomy and the request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from router import score, text
+from router.entry import Entry
+from router.errors import RequestError
+from router.index import Index
+from router.taxonomy import Taxonomy, declaration_tokens
+
+ORDERS = ("diverse", "turns", "score")
+ANSWER_POINTS = 3  # a separating term the purpose's answers hold
+INTENT_POINTS = 1  # a separating term only its intent holds
+SILENCE = {
+    "no_terms": "The task carries no term to route on.",
+    "no_purpose_matched": "No entry of the catalog serves the purpose the filter names.",
+    "no_document_reached": "No document shares enough distinctive terms with the task.",
+    "filtered": "The filters left no entry to route over.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a route is asked: DESIGN 6's request fields, already validated."""
+
+    task: str
+    budget: int = 5
+    order: str = "diverse"
+    gate_terms: int = 2
+    domain: str | None = None
+    cluster: str | None = None
+    kind: str | None = None
+    purpose: str | None = None
+    paths: tuple[str, ...] = ()
+    strategy: str | None = None
+    root: str = ""  # absolute repository root, to make absolute task paths relative
+
+    def filters(self) -> dict[str, str | None]:
+        """Return the filters by name."""
+        return {
+            "domain": self.domain,
+            "cluster": self.cluster,
+            "kind": self.kind,
+            "purpose": self.purpose,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Pointer:
+    """One entry offered in a route, with what reached it."""
+
+    entry: Entry
+    purpose: str
+    evidence: dict[str, object]
+    superseded_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The answer to one task."""
+
+    request: Request
+    terms: tuple[str, ...]
+    distinctive: tuple[str, ...]
+    anchors: tuple[str, ...]
+    matched: tuple[tuple[str, int], ...]
+    pointers: tuple[Pointer, ...]
+    withheld: int
+    silence: str | None
+    candidates: tuple[score.Scored, ...] = field(default=())
+
+    @property
+    def status(self) -> str:
+        """ "routed" when some pointer was offered, else "no_match"."""
+        return "routed" if self.pointers else "no_match"
+
+
+def check(request: Request) -> Request:
+    """Return the request, or raise RequestError naming the bad member."""
+    if request.budget < 1:
+        raise RequestError(f"budget is {request.budget}", "Ask for a budget of at least 1")
+    if request.order not in ORDERS:
+        raise RequestError(f"order is {request.order!r}", f"Use one of {', '.join(ORDERS)}")
+    if request.gate_terms < 1:
+        raise RequestError("gate_terms must be at least 1", "Fix route.gate_terms")
+    return request
+
+
+def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
+    """Return the route of `request` over the index (DESIGN 6 steps 1-10)."""
+    check(request)
+    q = score.query(index, request.task)
+    distinctive = tuple(t for t in q.tokens if index.distinctive(t))
+    anchors, anchored = _anchors(index, request)
+
+    def route(**rest: object) -> Route:
+        base: dict[str, object] = {
+            "request": request,
+            "terms": q.tokens,
+            "distinctive": distinctive,
+            "anchors": anchors,
+            "matched": (),
+            "pointers": (),
+            "withheld": 0,
+            "silence": None,
+        }
+        base.update(rest)
+        return Route(**base)  # type: ignore[arg-type]
+
+    if not q.tokens and not anchors:
+        return route(silence="no_terms")
+    admitted = admission(taxonomy, request)
+    if request.purpose is not None and not any(
+        taxonomy.purpose_of(i.entry.kind) == request.purpose for i in index
+    ):
+        return route(silence="no_purpose_matched")
+    anchored = [e for e in anchored if admitted(e)]
+    matched = _purposes(taxonomy, q.tokens)
+    need = min(request.gate_terms, len(distinctive))
+    anchored_ids = {e.id for e in anchored}
+    ranked = sorted(
+        (
+            s
+            for s in score.reached(index, q)
+            if s.indexed.entry.id not in anchored_ids
+            and admitted(s.indexed.entry)
+            and sum(1 for t in distinctive if t in s.terms) >= need
+        ),
+        key=lambda s: (-s.total, s.indexed.entry.path),
+    )
+    if not ranked and not anchored:
+        if not any(admitted(i.entry) for i in index):
+            return route(matched=matched, silence="filtered")
+        return route(matched=matched, silence="no_document_reached")
+
+    order = _turns(ranked, taxonomy, matched, request.order)
+    slots = max(0, request.budget - len(anchored))
+    total = len(ranked)
+    anchor_block = [
+        Pointer(
+            e,
+            taxonomy.purpose_of(e.kind),
+            {"by": "anchor", "anchors": [a for a in anchors if _governs(index, e, a)]},
+        )
+        for e in sorted(anchored, key=lambda e: e.path)
+    ]
+    rank_of = {id(s): place for place, s in enumerate(ranked, start=1)}
+    ranked_block = [
+        Pointer(
+            s.indexed.entry,
+            taxonomy.purpose_of(s.indexed.entry.kind),
+            {
+                "by": "terms",
+                "terms": [t for t in distinctive if t in s.terms],
+                "field": s.field,
+                "notes": list(s.notes),
+                "rank": rank_of[id(s)],
+                "of": total,
+            },
+        )
+        for s in order[:slots]
+    ]
+    follow = request.strategy == "multi-hop"
+    pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
+    return route(
+        matched=matched,
+        pointers=tuple(pointers),
+        withheld=max(0, len(order) - slots),
+        candidates=tuple(ranked),
+    )
+
+
+def _anchors(index: Index, request: Request) -> tuple[tuple[str, ...], list[Entry]]:
+    """Return the named anchors in task order, and the entries governing any of them."""
+    anchors: list[str] = []
+    entries: dict[str, Entry] = {}
+    for word in [*request.task.split(), *request.paths]:
+        for reading in text.path_readings(word):
+            reading = _relative(reading, request.root)
+            if not text.looks_like_path(reading):
+                continue
+            governing = index.governing(reading)
+            if governing:
+                if reading not in anchors:
+                    anchors.append(reading)
+                for e in governing:
+                    entries.setdefault(e.id, e)
+                break
+    return tuple(anchors), list(entries.values())
+
+
+def _relative(reading: str, root: str) -> str:
+    """Return an absolute path inside the repository as a repository-relative one."""
+    root = root.rstrip("/")
+    if root and reading.startswith(root + "/"):
+        return reading[len(root) + 1 :]
+    return reading.removeprefix("./")
+
+
+def _governs(index: Index, e: Entry, anchor: str) -> bool:
+    return any(g.id == e.id for g in index.governing(anchor))
+
+
+def admission(taxonomy: Taxonomy, request: Request) -> Callable[[Entry], bool]:
+    """Return a predicate: does an entry pass the request's filters (DESIGN 6 step 3)?"""
+    domain = text.normalize(request.domain) if request.domain else None
+    cluster = text.normalize(request.cluster) if request.cluster else None
+    kind = text.normalize(request.kind) if request.kind else None
+    purpose = request.purpose
+
+    def admitted(e: Entry) -> bool:
+        if domain is not None and domain not in {text.normalize(d) for d in e.routing.domains}:
+            return False
+        if cluster is not None and cluster not in {text.normalize(c) for c in e.routing.clusters}:
+            return False
+        if kind is not None and text.normalize(e.kind) != kind:
+            return False
+        return purpose is None or taxonomy.purpose_of(e.kind) == purpose
+
+    return admitted
+
+
+def _purposes(taxonomy: Taxonomy, tokens: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """Return the matched purposes with their scores, best first (DESIGN 6 step 4)."""
+    if len(taxonomy.purposes) < 2:
+        return ()
+    declared = {p.name: declaration_tokens(p) for p in taxonomy.purposes}
+    answers = {
+        p.name: frozenset(text.normalize(" ".join(p.answers)).split()) for p in taxonomy.purposes
+    }
+    intents = {p.name: frozenset(text.normalize(p.intent).split()) for p in taxonomy.purposes}
+    scores = dict.fromkeys(declared, 0)
+    for token in tokens:
+        if all(token in words for words in declared.values()):
+            continue  # every purpose holds it: it separates none
+        for name in scores:
+            if token in answers[name]:
+                scores[name] += ANSWER_POINTS
+            elif token in intents[name]:
+                scores[name] += INTENT_POINTS
+    ranked = sorted(((n, s) for n, s in scores.items() if s > 0), key=lambda p: (-p[1], p[0]))
+    return tuple(ranked)
+
+
+def _turns(
+    ranked: list[score.Scored],
+    taxonomy: Taxonomy,
+    matched: tuple[tuple[str, int], ...],
+    order: str,
+) -> list[score.Scored]:
+    """Return the candidates in the order the budget takes them (DESIGN 6 step 7)."""
+    if order == "score":
+        return list(ranked)
+    by_purpose: dict[str, dict[str, list[score.Scored]]] = {}
+    for s in ranked:  # dicts keep insertion order: groups come out by their best candidate
+        e = s.indexed.entry
+        by_purpose.setdefault(taxonomy.purpose_of(e.kind), {}).setdefault(e.kind, []).append(s)
+    sequences = {name: _round_robin(list(kinds.values())) for name, kinds in by_purpose.items()}
+    names = list(sequences)
+    if order == "turns":
+        scored = [name for name, _ in matched if name in sequences]
+        names = scored + [n for n in names if n not in scored]
+    return _round_robin([sequences[n] for n in names])
+
+
+def _round_robin(groups: list[list[score.Scored]]) -> list[score.Scored]:
+    """Return the groups' items taken one from each group in turn, groups in order."""
+    out: list[score.Scored] = []
+    depth, total = 0, sum(len(g) for g in groups)
+    while len(out) < total:
+        for group in groups:
+            if depth < len(group):
+                out.append(group[depth])
+        depth += 1
+    return out
+
+
+def _succession(index: Index, block: list[Pointer], follow: bool) -> list[Pointer]:
+    """Return a block with successors moved in front of what they supersede, superseded
+    pointers naming their successor, and (with `follow`) the entry in force offered instead."""
+    out: list[Pointer] = []
+    for pointer in block:
+        successor = index.successor(pointer.entry.id)
+        if follow and successor is not None:
+            current, seen = successor, {pointer.entry.id}
+            while (nxt := index.successor(current)) is not None and nxt not in seen:
+                seen.add(current)
+                current = nxt
+            in_force = index.get(current)
+            if in_force is not None and all(p.entry.id != current for p in out):
+                evidence: dict[str, object] = {"by": "succession", "from": pointer.entry.id}
+                out.append(Pointer(in_force, pointer.purpose, evidence))
+                continue
+        out.append(Pointer(pointer.entry, pointer.purpose, pointer.evidence, successor))
+    moved: set[str] = set()  # each pointer moves once, so a succession cycle cannot spin
+    late = 1
+    while late < len(out):
+        successor_id = out[late].entry.id
+        olds = [i for i in range(late) if out[i].superseded_by == successor_id]
+        if olds and successor_id not in moved:
+            moved.add(successor_id)
+            out.insert(olds[0], out.pop(late))
+        late += 1
+    return out

@@ -1,0 +1,94 @@
+"""Text normalization, tokens and path readings (DESIGN 4.3 and 6 step 2).
+
+Pure: every function here is a function of its arguments alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Seed 1's stopword list, exactly. Changing it changes every score.
+STOPWORDS = frozenset(
+    ("a an and are as at be by for from in into is it of on or that the this to use with").split()
+)
+MIN_TOKEN_CHARS = 2
+
+_SEPARATOR_RUNS = re.compile(r"[_/]+")
+_NOT_WORD_OR_SPACE = re.compile(r"[^\w\s]")
+_SPACES = re.compile(r"\s+")
+
+
+def normalize(s: str) -> str:
+    """Return `s` lowercased, with `_`/`/` runs, `-` and other punctuation turned into single
+    spaces, and surrounding space removed."""
+    s = s.lower()
+    s = _SEPARATOR_RUNS.sub(" ", s)
+    s = s.replace("-", " ")
+    s = _NOT_WORD_OR_SPACE.sub(" ", s)
+    return _SPACES.sub(" ", s).strip()
+
+
+def tokens(s: str) -> tuple[str, ...]:
+    """Return the tokens of `s`: normalized words that are not stopwords and have at least two
+    characters, deduplicated, first occurrence kept."""
+    return tokens_of_normal(normalize(s))
+
+
+def tokens_of_normal(normal: str) -> tuple[str, ...]:
+    """Return the tokens of an already normalized string (see `tokens`)."""
+    seen: dict[str, None] = {}
+    for word in normal.split():
+        if len(word) >= MIN_TOKEN_CHARS and word not in STOPWORDS and word not in seen:
+            seen[word] = None
+    return tuple(seen)
+
+
+def holds_phrase(field_normal: str, query_normal: str) -> bool:
+    """Return whether `query_normal` occurs in `field_normal` at word boundaries.
+
+    Both are normalized, so words are separated by exactly one space."""
+    if not query_normal:
+        return False
+    return f" {query_normal} " in f" {field_normal} "
+
+
+# Characters kept around a word when it is read as a path: letters, digits, `/` and `.`, and
+# `_` too, because file names such as `__init__.py` start with it.
+_PATH_EDGE = re.compile(r"^[^\w/.]+|[^\w/.]+$")
+_POSSESSIVE = ("'s", "\u2019s")
+
+
+def path_readings(word: str) -> tuple[str, ...]:
+    """Return the distinct path readings of one whitespace-separated word, in the order of
+    DESIGN 6 step 2, each step applied to the previous one: as written (surrounding
+    punctuation stripped), without trailing dots, without a possessive `'s`, without
+    everything from the first `:` (line numbers), and without trailing dots again.
+    A URL gives none."""
+    if "://" in word:
+        return ()
+    readings: list[str] = []
+
+    def add(candidate: str) -> str:
+        candidate = _PATH_EDGE.sub("", candidate)
+        if candidate and candidate not in readings:
+            readings.append(candidate)
+        return candidate
+
+    current = add(word)
+    current = add(current.rstrip("."))
+    if current.endswith(_POSSESSIVE):
+        current = add(current[:-2])
+    current = add(current.split(":", 1)[0])
+    add(current.rstrip("."))
+    return tuple(readings)
+
+
+def looks_like_path(reading: str) -> bool:
+    """Return whether a reading may name a file: it has a `/` or a dotted extension.
+
+    Bare words ("docs", "api") are never anchors: a task saying "update the docs" must not
+    reach every entry that governs `docs/`."""
+    if "/" in reading:
+        return reading.strip("/.") != ""
+    stem, dot, ext = reading.rpartition(".")
+    return bool(dot and stem.strip(".") and ext)
