@@ -1,0 +1,74 @@
+"""Shared test fixtures: an isolated KROUTE_HOME, and paths to fixtures and corpora."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+DEMO = FIXTURES / "catalogs" / "demo"
+# The shared corpora sit beside the checkout (../shared); KROUTE_SHARED overrides.
+SHARED = Path(os.environ.get("KROUTE_SHARED", REPO.parent / "shared"))
+CORPORA = SHARED / "corpora"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden", action="store_true", help="Rewrite golden files from current output."
+    )
+
+
+@pytest.fixture(autouse=True)
+def kroute_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point KROUTE_HOME (state, logs, shadow) and the runtime dir at a fresh temp dir, so no
+    test touches the real home; clear config and color variables."""
+    home = tmp_path_factory.mktemp("kroute-home")
+    monkeypatch.setenv("KROUTE_HOME", str(home))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "run"))
+    monkeypatch.delenv("KROUTE_CONFIG", raising=False)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    return home
+
+
+@pytest.fixture
+def corpus() -> Iterator[Path]:
+    """The shared corpora directory; a test that needs it fails loudly when it is missing
+    (CI always has it)."""
+    if not CORPORA.is_dir():
+        pytest.fail(f"shared corpora not found at {CORPORA}; set KROUTE_SHARED")
+    yield CORPORA
+
+
+@pytest.fixture
+def copy_tree(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """Copy a fixture tree into a temp dir and return the copy."""
+
+    def copy(source: Path, name: str = "repo") -> Path:
+        target = tmp_path / name
+        shutil.copytree(source, target)
+        return target
+
+    return copy
+
+
+def kroute(
+    *args: str, cwd: Path | None = None, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real `kroute` console script of this environment."""
+    exe = Path(sys.executable).with_name("kroute")
+    return subprocess.run(
+        [str(exe), *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
