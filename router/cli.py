@@ -80,6 +80,10 @@ def emit_json(document: object) -> None:
     click.echo(orjson.dumps(document, option=JSON_OPTIONS).decode("utf-8"))
 
 
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def color_wanted() -> bool:
     """Return whether to color: only on a terminal, and never with NO_COLOR set."""
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
@@ -160,9 +164,10 @@ def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> 
             where = f"{d.path}:{d.line}" if d.line is not None else d.path
             click.echo(f"{where}: {d.severity}: {d.problem}")
         by_kind = ", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none"
+        warnings = len(cat.diagnostics) - len(cat.errors)
         click.echo(
-            f"{len(cat.entries)} entries ({by_kind}); "
-            f"{len(cat.errors)} errors, {len(cat.diagnostics) - len(cat.errors)} warnings"
+            f"{_count(len(cat.entries), 'entry', 'entries')} ({by_kind}); "
+            f"{_count(len(cat.errors), 'error')}, {_count(warnings, 'warning')}"
         )
     if cat.errors:
         sys.exit(1)

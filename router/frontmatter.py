@@ -60,11 +60,11 @@ def parse(block: str) -> FrontMatter:
     except yaml.YAMLError as strict_error:
         quoted, lenient = _quote_bare_stars(block)
         if not lenient:
-            raise _problem(strict_error) from None
+            raise _problem(strict_error, block) from None
         try:
             meta = yaml.load(quoted, Loader=_Loader)
         except yaml.YAMLError:
-            raise _problem(strict_error) from None
+            raise _problem(strict_error, block) from None
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -87,8 +87,13 @@ def _quote_bare_stars(block: str) -> tuple[str, tuple[int, ...]]:
     return "\n".join(out), tuple(changed)
 
 
-def _problem(error: yaml.YAMLError) -> FrontMatterError:
+def _problem(error: yaml.YAMLError, block: str) -> FrontMatterError:
     mark = getattr(error, "problem_mark", None)
+    context_mark = getattr(error, "context_mark", None)
+    # An unclosed bracket or quote is found only at the end of the block; the line where it
+    # opened is the one to fix.
+    if context_mark is not None and (mark is None or mark.line >= len(block.splitlines())):
+        mark = context_mark
     line = mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the fence
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]
     context = getattr(error, "context", None)

@@ -179,17 +179,21 @@ def _anchors(index: Index, request: Request) -> tuple[tuple[str, ...], list[Entr
     anchors: list[str] = []
     entries: dict[str, Entry] = {}
     for word in [*request.task.split(), *request.paths]:
+        best: tuple[str, list[Entry]] | None = None
         for reading in text.path_readings(word):
             reading = _relative(reading, request.root)
             if not text.looks_like_path(reading):
                 continue
             governing = index.governing(reading)
-            if governing:
-                if reading not in anchors:
-                    anchors.append(reading)
-                for e in governing:
-                    entries.setdefault(e.id, e)
-                break
+            # The reading most entries govern wins, the earliest on a tie: a directory target
+            # also covers `src/a.rs:12.`, but the clean `src/a.rs` is what the task names.
+            if governing and (best is None or len(governing) > len(best[1])):
+                best = (reading, governing)
+        if best is not None:
+            if best[0] not in anchors:
+                anchors.append(best[0])
+            for e in best[1]:
+                entries.setdefault(e.id, e)
     return tuple(anchors), list(entries.values())
 
 

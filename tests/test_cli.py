@@ -1,0 +1,137 @@
+"""The `kroute` command line, run as a real process in temp dirs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from conftest import DEMO, FIXTURES, kroute
+
+EM = "\u2014"
+
+
+def test_eval_annex_fixtures_pass_four_of_four() -> None:
+    result = kroute("eval", str(FIXTURES / "annex"), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["status"] == "pass"
+    assert (report["case_count"], report["passed_case_count"]) == (4, 4)
+
+
+def test_explain_gives_seed_one_numbers() -> None:
+    task = "rate limit and back off across multiple LLM providers"
+    catalog = FIXTURES / "catalogs" / "annex-provider_backoff_route"
+    result = kroute("route", "--catalog", str(catalog), "--explain", "--json", task)
+    assert result.returncode == 0, result.stderr
+    top = json.loads(result.stdout)["rows"][0]
+    assert top["score"] == 146
+    assert top["match_breakdown"] == {
+        "structured": 108,
+        "family_text": 12,
+        "open_first": 8,
+        "notes": 18,
+    }
+    note = FIXTURES / "catalogs" / "annex-note_match"
+    result = kroute(
+        "route", "--catalog", str(note), "--explain", "provider rate limit retry receipt"
+    )
+    top = json.loads(result.stdout)["rows"][0]
+    assert top["score"] == 63
+    assert top["matched_note_ids"] == ["note_provider_backoff"]
+
+
+def test_headwater_route_loads_every_document(corpus: Path) -> None:
+    catalog = corpus / "headwater"
+    check = kroute("check", "--catalog", str(catalog), "--json")
+    report = json.loads(check.stdout)
+    assert report["entries"] == 409 and report["errors"] == 0
+    text = kroute("route", "--catalog", str(catalog), "why is throttling applied at the edge")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.strip()
+    as_json = kroute(
+        "route", "--catalog", str(catalog), "--json", "why is throttling applied at the edge"
+    )
+    doc = json.loads(as_json.stdout)
+    assert doc["catalog"]["entries"] == 409
+    assert doc["text"].strip() in text.stdout
+
+
+def test_malformed_yaml_is_named_with_its_line_and_the_rest_still_routes(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(DEMO, repo)
+    broken = repo / "docs" / "decisions" / "0099-broken.md"
+    broken.write_text("---\nid: TW-DR-0099\ntitle: Broken\nsummary: [unclosed\n---\n# Broken\n")
+    check = kroute("check", cwd=repo)
+    assert check.returncode == 1
+    assert "docs/decisions/0099-broken.md:4: error:" in check.stdout
+    routed = kroute("route", "rotate the webhook signing key", cwd=repo)
+    assert routed.returncode == 0
+    assert "docs/how-to/" in routed.stdout
+
+
+def test_same_request_twice_gives_identical_bytes() -> None:
+    args = ("route", "--catalog", str(DEMO), "--json", "retry a failed delivery")
+    first, second = kroute(*args), kroute(*args)
+    assert first.returncode == 0
+    assert first.stdout == second.stdout
+
+
+def test_task_from_stdin_and_text_form() -> None:
+    result = kroute("route", "--catalog", str(DEMO), "-", stdin="rotate the webhook signing key\n")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    pointers = [line for line in lines if EM in line]
+    assert pointers
+    for i, line in enumerate(lines):
+        if EM in line:
+            assert EM not in lines[i + 1] and lines[i + 1].startswith("    ")
+    assert "\x1b[" not in result.stdout  # not a terminal: no color
+
+
+def test_route_filters_budget_and_withheld() -> None:
+    result = kroute(
+        "route", "--catalog", str(DEMO), "--json", "--budget", "1", "retry a failed delivery"
+    )
+    doc = json.loads(result.stdout)
+    assert len(doc["pointers"]) == 1
+    assert doc["withheld"] >= 1
+    kind = kroute(
+        "route", "--catalog", str(DEMO), "--json", "--kind", "how_to", "retry a failed delivery"
+    )
+    assert {p["kind"] for p in json.loads(kind.stdout)["pointers"]} == {"how_to"}
+    none = kroute(
+        "route", "--catalog", str(DEMO), "--json", "--kind", "nothing", "retry a failed delivery"
+    )
+    assert json.loads(none.stdout)["silence"]["reason"] == "filtered"
+
+
+def test_init_writes_a_starter_and_never_overwrites(tmp_path: Path) -> None:
+    first = kroute("init", cwd=tmp_path)
+    assert first.returncode == 0
+    written = (tmp_path / "kroute.toml").read_text()
+    assert "[purposes.rationale]" in written
+    check = kroute("check", cwd=tmp_path)
+    assert check.returncode == 0, check.stdout + check.stderr
+    second = kroute("init", cwd=tmp_path)
+    assert second.returncode == 1
+    assert second.stderr.startswith("Error: ") and "already exists" in second.stderr
+    assert (tmp_path / "kroute.toml").read_text() == written
+
+
+def test_errors_and_usage_errors_exit_one_and_two(tmp_path: Path) -> None:
+    (tmp_path / "kroute.toml").write_text("[route]\norder = 'sideways'\n")
+    bad = kroute("route", "anything", cwd=tmp_path)
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("Error: kroute.toml: route.order is 'sideways'. Use one of")
+    usage = kroute("route", "--budget", "zero", "x", cwd=tmp_path)
+    assert usage.returncode == 2
+    limit = kroute("route", "--catalog", str(DEMO), "--limit", "2", "x")
+    assert limit.returncode == 2
+
+
+def test_check_counts_entries_by_kind() -> None:
+    result = kroute("check", "--catalog", str(DEMO))
+    assert result.returncode == 0
+    summary = result.stdout.strip().splitlines()[-1]
+    assert "decision" in summary and "0 errors" in summary

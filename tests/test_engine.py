@@ -1,0 +1,100 @@
+"""The engine: request validation, documents, and incremental catalog updates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from conftest import DEMO
+from router import config
+from router.engine import Engine
+from router.errors import RequestError
+
+
+@pytest.fixture
+def demo(copy_tree) -> Path:  # type: ignore[no-untyped-def]
+    return copy_tree(DEMO)
+
+
+def engine_at(root: Path) -> Engine:
+    return Engine.load(config.load(root / "kroute.toml"))
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ([], "JSON object"),
+        ({}, "`task` is missing"),
+        ({"task": 3}, "`task` is missing or not text"),
+        ({"task": "x", "budget": "five"}, "`budget` must be a whole number"),
+        ({"task": "x", "budget": 2.5}, "whole number"),
+        ({"task": "x", "budget": True}, "whole number"),
+        ({"task": "x", "budget": 0}, "budget is 0"),
+        ({"task": "x", "order": "sideways"}, "order is 'sideways'"),
+        ({"task": "x", "paths": [1]}, "`paths` must be a list"),
+        ({"task": "x", "kind": ["a"]}, "`kind` must be text"),
+        ({"task": "x" * 20_001}, "over 20000"),
+    ],
+)
+def test_bad_requests_name_the_member(demo: Path, body: object, message: str) -> None:
+    with pytest.raises(RequestError, match=message):
+        engine_at(demo).route(body)  # type: ignore[arg-type]
+
+
+def test_document_is_deterministic_and_sorted(demo: Path) -> None:
+    first = orjson.dumps(
+        engine_at(demo).route({"task": "retry a failed delivery"}), option=orjson.OPT_SORT_KEYS
+    )
+    second = orjson.dumps(
+        engine_at(demo).route({"task": "retry a failed delivery"}), option=orjson.OPT_SORT_KEYS
+    )
+    assert first == second
+    doc = json.loads(first)
+    assert doc["engine"]["version"]
+    assert doc["catalog"]["entries"] >= 40
+    assert len(doc["catalog"]["fingerprint"]) == 16
+
+
+def _same_as_fresh(engine: Engine, root: Path) -> None:
+    fresh = engine_at(root)
+    for task in ["retry a failed delivery", "rotate the webhook signing key", "queue consumer lag"]:
+        assert engine.route({"task": task}) == fresh.route({"task": task})
+
+
+def test_update_reflects_an_edit_a_new_file_and_a_deletion(demo: Path) -> None:
+    engine = engine_at(demo)
+    how_to = sorted((demo / "docs" / "how-to").glob("*.md"))[0]
+    text = how_to.read_text()
+    how_to.write_text(text.replace("summary:", "summary: zanzibar quokka", 1))
+    new = demo / "docs" / "decisions" / "0999-quokka.md"
+    new.write_text(
+        "---\nid: TW-DR-0999\ntitle: Quokka zanzibar\nsummary: zanzibar quokka policy\n---\n"
+    )
+    engine.update([how_to.relative_to(demo).as_posix(), new.relative_to(demo).as_posix()])
+    answer = engine.route({"task": "zanzibar quokka"})
+    assert {p["path"] for p in answer["pointers"]} == {
+        how_to.relative_to(demo).as_posix(),
+        "docs/decisions/0999-quokka.md",
+    }
+    _same_as_fresh(engine, demo)
+    new.unlink()
+    engine.update(["docs/decisions/0999-quokka.md"])
+    assert engine.index.get("TW-DR-0999") is None
+    _same_as_fresh(engine, demo)
+
+
+def test_a_file_turning_malformed_keeps_its_last_good_entry_marked_stale(demo: Path) -> None:
+    engine = engine_at(demo)
+    how_to = sorted((demo / "docs" / "how-to").glob("*.md"))[0]
+    rel = how_to.relative_to(demo).as_posix()
+    before = [e for e in engine.catalog.entries if e.path == rel][0]
+    how_to.write_text("---\nid: [broken\n---\n")
+    engine.update([rel])
+    assert engine.index.get(before.id) == before
+    assert before.id in engine.catalog.stale
+    assert any(d.path == rel and d.severity == "error" for d in engine.catalog.diagnostics)
+    doc = engine.route({"task": before.summary})
+    assert doc["catalog"]["stale"] == 1

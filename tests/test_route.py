@@ -1,0 +1,286 @@
+"""Route assembly (DESIGN 6): anchors, filters, purposes, gate, order, turns, budget,
+succession and silence."""
+
+from __future__ import annotations
+
+import pytest
+
+from router import route
+from router.entry import Entry, Routing
+from router.errors import RequestError
+from router.index import Index
+from router.taxonomy import Purpose, Taxonomy
+
+
+def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object) -> Entry:
+    path = path or f"docs/{ident}.md"
+    return Entry(id=ident, kind=kind, path=path, file=path, **fields)  # type: ignore[arg-type]
+
+
+def run(
+    entries: list[Entry], task: str, taxonomy: Taxonomy | None = None, **request: object
+) -> route.Route:
+    return route.assemble(
+        Index(entries), taxonomy or Taxonomy(), route.Request(task=task, **request)
+    )  # type: ignore[arg-type]
+
+
+def ids(answer: route.Route) -> list[str]:
+    return [p.entry.id for p in answer.pointers]
+
+
+FILLER = [doc(f"filler{i}", summary=f"unrelated topic number {i}") for i in range(6)]
+
+
+# -- silence ----------------------------------------------------------------------------------
+
+
+def test_task_without_terms_is_silent_no_terms() -> None:
+    answer = run([doc("a", summary="cache")], "the of and to")
+    assert answer.silence == "no_terms"
+    assert answer.status == "no_match"
+    assert answer.pointers == ()
+
+
+def test_task_reaching_nothing_is_silent_no_document_reached() -> None:
+    answer = run([doc("a", summary="cache eviction"), *FILLER], "kubernetes helm chart")
+    assert answer.silence == "no_document_reached"
+
+
+def test_filters_leaving_nothing_are_silent_filtered() -> None:
+    answer = run([doc("a", summary="cache eviction"), *FILLER], "cache eviction", kind="decision")
+    assert answer.silence == "filtered"
+
+
+def test_purpose_filter_matching_no_entry_is_no_purpose_matched() -> None:
+    taxonomy = Taxonomy(
+        purposes=(Purpose("rationale", "why", ()), Purpose("procedure", "how", ())),
+        kinds=(("decision", "rationale"),),
+    )
+    answer = run([doc("a", "decision", summary="cache")], "cache", taxonomy, purpose="procedure")
+    assert answer.silence == "no_purpose_matched"
+
+
+# -- gate, filters, order, budget ---------------------------------------------------------------
+
+
+def test_gate_needs_two_distinctive_terms() -> None:
+    entries = [
+        doc("both", summary="cache eviction policy"),
+        doc("one", summary="cache warmup"),
+        *FILLER,
+    ]
+    answer = run(entries, "cache eviction")
+    assert ids(answer) == ["both"]
+    assert answer.distinctive == ("cache", "eviction")
+    relaxed = run(entries, "cache eviction", gate_terms=1)
+    assert ids(relaxed) == ["both", "one"]
+
+
+def test_gate_with_one_distinctive_term_needs_one() -> None:
+    answer = run([doc("a", summary="cache"), *FILLER], "cache")
+    assert ids(answer) == ["a"]
+
+
+def test_domain_filter_vetoes_a_text_match() -> None:
+    entries = [
+        doc("fin", summary="forecast error scoring", routing=Routing(domains=("finance",))),
+        doc("ops", summary="forecast error scoring", routing=Routing(domains=("Agent-Runtime",))),
+        *FILLER,
+    ]
+    assert ids(run(entries, "forecast error scoring", domain="agent runtime")) == ["ops"]
+    assert ids(run(entries, "forecast error scoring")) == ["fin", "ops"]
+
+
+def test_total_order_is_score_then_path() -> None:
+    entries = [
+        doc("b", path="docs/b.md", summary="queue consumer lag"),
+        doc("a", path="docs/a.md", summary="queue consumer lag"),
+        doc(
+            "c", path="docs/c.md", summary="queue consumer lag", open_first=("queue consumer lag",)
+        ),
+        *FILLER,
+    ]
+    answer = run(entries, "queue consumer lag", order="score")
+    assert ids(answer) == ["c", "a", "b"]
+    ranks = [(p.evidence["rank"], p.evidence["of"]) for p in answer.pointers]
+    assert ranks == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_budget_cuts_and_counts_withheld() -> None:
+    entries = [doc(f"d{i}", summary=f"queue consumer lag {i}") for i in range(7)] + FILLER
+    answer = run(entries, "queue consumer lag", budget=3)
+    assert len(answer.pointers) == 3
+    assert answer.withheld == 4
+
+
+def test_request_is_checked() -> None:
+    with pytest.raises(RequestError, match="budget"):
+        run([doc("a")], "x", budget=0)
+    with pytest.raises(RequestError, match="order"):
+        run([doc("a")], "x", order="random")
+
+
+def test_terms_evidence_lists_distinctive_terms_in_task_order() -> None:
+    entries = [doc("a", summary="eviction of cache lines"), *FILLER]
+    answer = run(entries, "cache eviction")
+    evidence = answer.pointers[0].evidence
+    assert evidence == {
+        "by": "terms",
+        "terms": ["cache", "eviction"],
+        "field": "summary",
+        "notes": [],
+        "rank": 1,
+        "of": 1,
+    }
+
+
+# -- anchors ------------------------------------------------------------------------------------
+
+
+ANCHORED = [
+    doc("lit", governs=("src/ingest/rate_limit.rs",)),
+    doc("dir", governs=("src/ingest",)),
+    doc("glob", governs=("src/**/*.rs",)),
+    doc("list", governs=("src/ingest/mod.rs", "src/other.rs")),
+    doc("all", governs=("**/*",)),
+    doc("term", summary="rate limiting in ingest"),
+    *FILLER,
+]
+
+
+def test_a_named_path_anchors_every_governing_entry_outside_the_budget() -> None:
+    answer = run(ANCHORED, "add rate limiting to src/ingest/rate_limit.rs", budget=1)
+    assert answer.anchors == ("src/ingest/rate_limit.rs",)
+    anchored = [p for p in answer.pointers if p.evidence["by"] == "anchor"]
+    assert [p.entry.id for p in anchored] == ["dir", "glob", "lit"]  # by path
+    assert all(p.evidence["anchors"] == ["src/ingest/rate_limit.rs"] for p in anchored)
+    assert "all" not in ids(answer)  # a pattern covering everything names no anchor
+
+
+def test_anchor_readings_strip_line_numbers_possessives_and_absolute_roots() -> None:
+    for word in ["src/ingest/mod.rs:12.", "src/ingest/mod.rs's", "/repo/src/ingest/mod.rs"]:
+        answer = run(ANCHORED, f"look at {word}", root="/repo")
+        assert answer.anchors == ("src/ingest/mod.rs",), word
+        assert "list" in ids(answer)
+
+
+def test_request_paths_are_anchors_too() -> None:
+    answer = run(ANCHORED, "tidy this", paths=("src/other.rs",))
+    assert ids(answer)[:2] == ["glob", "list"]
+
+
+def test_bare_words_are_never_anchors() -> None:
+    answer = run([doc("d", governs=("docs",)), *FILLER], "update the docs")
+    assert answer.anchors == ()
+
+
+# -- purposes and turns -------------------------------------------------------------------------
+
+TAXONOMY = Taxonomy(
+    purposes=(
+        Purpose("obligation", "state what is still owed", ("what is missing", "what waits")),
+        Purpose("behavior", "state what the system does", ("what does this component do",)),
+    ),
+    kinds=(
+        ("obligation_record", "obligation"),
+        ("obligation_register", "obligation"),
+        ("design_spec", "behavior"),
+        ("interface_contract", "behavior"),
+    ),
+)
+
+
+def _turn_catalog() -> list[Entry]:
+    # score order o1 > o2 > o3 > r1 > s1 > i1: each holds one fewer copy of the weighted words
+    words = "ledger shelf identifier placement naming scheme"
+    spec = [
+        ("o1", "obligation_record", 6),
+        ("o2", "obligation_record", 5),
+        ("o3", "obligation_record", 4),
+        ("r1", "obligation_register", 3),
+        ("s1", "design_spec", 2),
+        ("i1", "interface_contract", 1),
+    ]
+    return [doc(i, kind, summary=" ".join(words.split()[:n])) for i, kind, n in spec] + FILLER
+
+
+def test_seed_two_turn_order_example() -> None:
+    answer = run(
+        _turn_catalog(),
+        "ledger shelf identifier placement naming scheme",
+        TAXONOMY,
+        order="turns",
+        budget=6,
+        gate_terms=1,
+    )
+    by_score = run(
+        _turn_catalog(),
+        "ledger shelf identifier placement naming scheme",
+        TAXONOMY,
+        order="score",
+        budget=6,
+        gate_terms=1,
+    )
+    assert ids(by_score) == ["o1", "o2", "o3", "r1", "s1", "i1"]
+    assert ids(answer) == ["o1", "s1", "r1", "i1", "o2", "o3"]
+
+
+def test_turns_puts_the_best_matched_purpose_first_and_diverse_the_best_candidate() -> None:
+    entries = [
+        doc("spec", "design_spec", summary="missing ledger shelf identifier"),
+        doc("obl", "obligation_record", summary="ledger shelf"),
+        *FILLER,
+    ]
+    task = "what is missing ledger shelf"
+    turns = run(entries, task, TAXONOMY, order="turns", gate_terms=1)
+    diverse = run(entries, task, TAXONOMY, order="diverse", gate_terms=1)
+    assert turns.matched[0][0] == "obligation"
+    assert ids(turns) == ["obl", "spec"]
+    assert ids(diverse) == ["spec", "obl"]
+
+
+def test_purpose_scores_count_answers_three_and_intent_one() -> None:
+    answer = run(_turn_catalog(), "what is missing in the system", TAXONOMY, gate_terms=1)
+    # "missing" is in obligation's answers (+3); "system" only in behavior's intent (+1);
+    # "what" is in every declaration, so it separates nothing
+    assert answer.matched == (("obligation", 3), ("behavior", 1))
+
+
+# -- succession ---------------------------------------------------------------------------------
+
+SUCCESSION = [
+    doc(
+        "old",
+        summary="edge throttling per service design",
+        status="superseded",
+        superseded_by=("new",),
+    ),
+    doc("new", summary="edge throttling design at the gateway", supersedes=("old",)),
+    *FILLER,
+]
+
+
+def test_successor_moves_in_front_and_the_superseded_pointer_names_it() -> None:
+    answer = run(SUCCESSION, "edge throttling per service design", order="score")
+    assert ids(answer) == ["new", "old"]
+    assert answer.pointers[1].superseded_by == "new"
+    assert answer.pointers[0].superseded_by is None
+
+
+def test_multi_hop_offers_the_entry_in_force() -> None:
+    only_old = [
+        doc("old", summary="per service quota design", superseded_by=("mid",)),
+        doc("mid", summary="unrelated words", superseded_by=("new",)),
+        doc("new", summary="other unrelated words"),
+        *FILLER,
+    ]
+    answer = run(only_old, "per service quota design", strategy="multi-hop")
+    assert ids(answer) == ["new"]
+    assert answer.pointers[0].evidence == {"by": "succession", "from": "old"}
+
+
+def test_same_request_same_route() -> None:
+    first = run(_turn_catalog(), "ledger shelf naming", TAXONOMY)
+    second = run(list(reversed(_turn_catalog())), "ledger shelf naming", TAXONOMY)
+    assert ids(first) == ids(second)
