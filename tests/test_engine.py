@@ -8,10 +8,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import DEMO
 from router import config
 from router.engine import Engine
 from router.errors import RequestError
+
+from conftest import DEMO
 
 
 @pytest.fixture
@@ -90,7 +91,7 @@ def test_a_file_turning_malformed_keeps_its_last_good_entry_marked_stale(demo: P
     engine = engine_at(demo)
     how_to = sorted((demo / "docs" / "how-to").glob("*.md"))[0]
     rel = how_to.relative_to(demo).as_posix()
-    before = [e for e in engine.catalog.entries if e.path == rel][0]
+    before = next(e for e in engine.catalog.entries if e.path == rel)
     how_to.write_text("---\nid: [broken\n---\n")
     engine.update([rel])
     assert engine.index.get(before.id) == before

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DEMO, FIXTURES
 from router import config, evaluate
 from router.engine import Engine
 from router.errors import EvalError
+
+from conftest import DEMO, FIXTURES
 
 
 def load(directory: Path) -> Engine:
@@ -61,10 +62,10 @@ def test_catalog_dir_and_expected_ids(tmp_path: Path) -> None:
 
 
 def test_malformed_case_files_raise(tmp_path: Path) -> None:
-    with pytest.raises(EvalError, match="no \\*.json case"):
+    with pytest.raises(EvalError, match=r"no \*\.json case"):
         evaluate.cases(tmp_path, load)
     (tmp_path / "bad.json").write_text("{not json")
-    with pytest.raises(EvalError, match="bad.json is not a readable JSON case"):
+    with pytest.raises(EvalError, match=r"bad\.json is not a readable JSON case"):
         evaluate.cases(tmp_path, load)
     (tmp_path / "bad.json").write_text(json.dumps({"problem": "x"}))
     with pytest.raises(EvalError, match="neither an inline"):
