@@ -194,11 +194,44 @@ def init(directory: Path) -> None:
 
 @main.command(name="eval")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--judged",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A JSONL set of {task, relevant: [ids]}: hit@1, hit@budget, MRR, silence rate.",
+)
+@click.option(
+    "--intent",
+    "intent_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A JSONL set of {text, strategy, skip}: intent accuracy and confusions.",
+)
+@click.option("--budget", type=click.IntRange(min=1), help="Budget for --judged (default: config).")
+@catalog_option
+@config_option
 @json_option
-def eval_command(directory: Path | None, as_json: bool) -> None:
-    """Run seed 1's fixture cases in DIRECTORY. Exit 1 when a case fails."""
-    if directory is None:
-        raise click.UsageError("name a case directory")
+def eval_command(
+    directory: Path | None,
+    judged: Path | None,
+    intent_file: Path | None,
+    budget: int | None,
+    catalog_dir: Path | None,
+    config_file: Path | None,
+    as_json: bool,
+) -> None:
+    """Run seed 1's fixture cases in DIRECTORY (exit 1 when one fails), or score a judged
+    set (--judged) or a labelled intent set (--intent)."""
+    if sum(x is not None for x in (directory, judged, intent_file)) != 1:
+        raise click.UsageError("give one of: a case DIRECTORY, --judged FILE, --intent FILE")
+    if judged is not None:
+        engine = Engine.load(resolve_config(catalog_dir, config_file))
+        report = evaluate.judged(engine, evaluate.read_judged(judged), budget)
+        emit_json(report) if as_json else click.echo(evaluate.judged_text(report))
+        return
+    if intent_file is not None:
+        report = evaluate.intent_report(intent_file)
+        emit_json(report) if as_json else click.echo(evaluate.intent_text(report))
+        return
+    assert directory is not None
     if not directory.is_dir():
         raise click.BadParameter(f"{directory} is not a directory", param_hint="DIRECTORY")
     report = evaluate.cases(directory, lambda d: Engine.load(resolve_config(d, None)))

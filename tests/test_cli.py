@@ -135,3 +135,64 @@ def test_check_counts_entries_by_kind() -> None:
     assert result.returncode == 0
     summary = result.stdout.strip().splitlines()[-1]
     assert "decision" in summary and "0 errors" in summary
+
+
+def test_a_governed_path_offers_every_governing_document(corpus: Path) -> None:
+    result = kroute(
+        "route",
+        "--catalog",
+        str(corpus / "headwater"),
+        "--json",
+        "--budget",
+        "1",
+        "engine/crates/cli/src/main.rs",
+    )
+    doc = json.loads(result.stdout)
+    anchored = [p for p in doc["pointers"] if p["evidence"]["by"] == "anchor"]
+    assert len(anchored) == 26 == len(doc["pointers"])
+    assert all(p["evidence"]["anchors"] == ["engine/crates/cli/src/main.rs"] for p in anchored)
+
+
+def test_eval_judged_prints_the_three_orders(corpus: Path) -> None:
+    result = kroute(
+        "eval",
+        "--judged",
+        str(FIXTURES / "judged" / "headwater.jsonl"),
+        "--catalog",
+        str(corpus / "headwater"),
+        "--config",
+        str(FIXTURES / "headwater" / "kroute.toml"),
+    )
+    assert result.returncode == 0, result.stderr
+    rows = [line.split()[0] for line in result.stdout.splitlines()[1:4]]
+    assert rows == ["diverse", "turns", "score"]
+
+
+def test_eval_intent_prints_accuracy_and_confusions() -> None:
+    result = kroute("eval", "--intent", str(FIXTURES / "intent" / "labelled.jsonl"))
+    assert result.returncode == 0, result.stderr
+    assert "expected \\ predicted" in result.stdout
+    assert "accuracy" in result.stdout
+
+
+def test_bm25_reference_script_runs(corpus: Path) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(FIXTURES.parent / "scripts" / "bm25_reference.py"),
+            "--judged",
+            str(FIXTURES / "judged" / "headwater.jsonl"),
+            "--catalog",
+            str(corpus / "headwater"),
+            "--config",
+            str(FIXTURES / "headwater" / "kroute.toml"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures = json.loads(result.stdout)["bm25"]
+    assert 0 < figures["hit@1"] <= figures["hit@5"] <= 1

@@ -70,3 +70,46 @@ def test_malformed_case_files_raise(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps({"problem": "x"}))
     with pytest.raises(EvalError, match="neither an inline"):
         evaluate.cases(tmp_path, load)
+
+
+def headwater(corpus: Path) -> Engine:
+    return Engine.load(config.load(FIXTURES / "headwater" / "kroute.toml", corpus / "headwater"))
+
+
+def test_judged_set_reports_three_orders_and_ranks(corpus: Path) -> None:
+    tasks = evaluate.read_judged(FIXTURES / "judged" / "headwater.jsonl")
+    assert len(tasks) >= 40
+    assert sum(1 for t in tasks if not t.relevant) >= 8
+    report = evaluate.judged(headwater(corpus), tasks)
+    assert set(report["orders"]) == {"diverse", "turns", "score"}
+    for figures in report["orders"].values():
+        assert 0 < figures["hit@1"] <= figures["hit@5"] <= 1
+        assert 0 <= figures["silence_rate"] <= 1
+    # Measured when the set was written: the gate silences most out-of-scope tasks, and
+    # ordering purposes by cue score (turns) costs first places (DESIGN 6 step 7).
+    diverse, turns = report["orders"]["diverse"], report["orders"]["turns"]
+    assert diverse["silence_rate"] >= 0.5
+    assert diverse["hit@5"] >= 0.7
+    assert turns["hit@1"] < diverse["hit@1"]
+    table = evaluate.judged_text(report)
+    assert table.splitlines()[0].split() == ["order", "hit@1", "hit@5", "mrr", "silence_rate"]
+    assert len([line for line in table.splitlines() if line.startswith("  ")]) == len(tasks)
+
+
+def test_judged_file_errors_name_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "set.jsonl"
+    bad.write_text('{"task": "a", "relevant": []}\n{"task": "b"}\n')
+    with pytest.raises(EvalError, match=r"set\.jsonl:2"):
+        evaluate.read_judged(bad)
+
+
+def test_rank_and_metrics_arithmetic() -> None:
+    a = evaluate.Judged("a", ("x",))
+    b = evaluate.Judged("b", ("y",))
+    c = evaluate.Judged("c", ())
+    rows = [(a, ["x", "z"], ["x"]), (b, ["z", "q", "y"], ["z", "q"]), (c, [], [])]
+    figures = evaluate.metrics(rows, 2)
+    assert figures["hit@1"] == 0.5
+    assert figures["hit@2"] == 0.5
+    assert figures["mrr"] == round((1 + 1 / 3) / 2, 4)
+    assert figures["silence_rate"] == 1.0
