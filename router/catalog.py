@@ -100,7 +100,11 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
     for relpath in changed:
         relpath = pattern.clean(relpath)
         absolute = config.root / relpath
-        if not absolute.is_file() or not is_catalog_path(config, relpath):
+        if (
+            not absolute.is_file()
+            or not is_catalog_path(config, relpath)
+            or _escapes(config, relpath)
+        ):
             files.pop(relpath, None)
             continue
         fresh = read(config, relpath)
@@ -108,7 +112,12 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
         if fresh.broken and old is not None and old.entries:
             fresh = FileResult(old.entries, fresh.diagnostics, stale=True)
         files[relpath] = fresh
-    walk_problems = [d for d in previous.diagnostics if d.path not in previous.files]
+    # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
+    walk_problems = [
+        d
+        for d in previous.diagnostics
+        if d.path not in previous.files and (config.root / d.path).is_symlink()
+    ]
     return assemble(files, walk_problems)
 
 
@@ -199,7 +208,7 @@ def read(config: Config, relpath: str) -> FileResult:
         )
     fmt = format_of(relpath)
     if fmt == "json":
-        return _read_json(config, relpath, raw)
+        return _read_json(config, relpath, raw.removeprefix(b"\xef\xbb\xbf"))
     assert fmt is not None
     return _read_markdown(config, relpath, text, fmt)
 
@@ -300,6 +309,17 @@ def _walk(config: Config, problems: list[Diagnostic]) -> list[str]:
                     continue
                 found.add(rel)
     return sorted(found)
+
+
+def _escapes(config: Config, relpath: str) -> bool:
+    """Return whether a catalog file resolves outside every root that holds it."""
+    absolute = config.root / relpath
+    resolved = absolute.resolve()
+    for root in config.roots:
+        top = (config.root / pattern.clean(root)).resolve()
+        if _under(relpath, root) and _relative(top, resolved) is not None:
+            return False
+    return True
 
 
 def _escape(base: Path, link: Path) -> Diagnostic:

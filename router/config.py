@@ -83,9 +83,16 @@ def load(file: Path, root: Path | None = None) -> Config:
         raise ConfigError(
             f"{where}: shadow.mode is {mode!r}", f"Use one of {', '.join(SHADOW_MODES)}"
         )
+    roots = _strings(table.get("roots", list(DEFAULT_ROOTS)), "roots", where)
+    for entry in roots:
+        if entry.startswith("/") or ".." in entry.split("/"):
+            raise ConfigError(
+                f"{where}: root {entry!r} leaves the repository",
+                "Write roots relative to the repository root",
+            )
     return Config(
         root=(root or file.parent).resolve(),
-        roots=_strings(table.get("roots", list(DEFAULT_ROOTS)), "roots", where),
+        roots=roots,
         exclude=_strings(table.get("exclude", []), "exclude", where),
         taxonomy=taxonomy.from_table(table, where),
         budget=_count(route.get("budget", DEFAULT_BUDGET), "route.budget", where, minimum=0),

@@ -201,7 +201,11 @@ def _notes(value: object) -> tuple[Note, ...]:
         item = _mapping(raw, f"notes[{place}]")
         routing = _mapping(item.get("routing"), f"notes[{place}].routing")
         relevance = item.get("relevance", DEFAULT_NOTE_RELEVANCE)
-        if isinstance(relevance, bool) or not isinstance(relevance, int | float):
+        if (
+            isinstance(relevance, bool)
+            or not isinstance(relevance, int | float)
+            or not 0 <= relevance <= 100
+        ):
             raise FieldError(f"`notes[{place}].relevance` must be a number from 0 to 100")
         notes.append(
             Note(
@@ -290,7 +294,9 @@ def from_front_matter(
     notes = _notes(meta.get("notes"))
     written_notes = _notes_in_written_order(meta.get("notes"), notes)
     if "routing_summary" in meta:
-        summary_routing = _routing(_mapping(meta["routing_summary"], "routing_summary"), "r")
+        summary_routing = _routing(
+            _mapping(meta["routing_summary"], "routing_summary"), "routing_summary"
+        )
     else:
         summary_routing = routing_summary(_routing(routing_block, "routing"), written_notes)
 

@@ -63,8 +63,9 @@ def parse(block: str) -> FrontMatter:
             raise _problem(strict_error, block) from None
         try:
             meta = yaml.load(quoted, Loader=_Loader)
-        except yaml.YAMLError:
-            raise _problem(strict_error, block) from None
+        except yaml.YAMLError as lenient_error:
+            # quoting keeps every line where it was, so this error's line is the file's
+            raise _problem(lenient_error, quoted) from None
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -92,7 +93,8 @@ def _problem(error: yaml.YAMLError, block: str) -> FrontMatterError:
     context_mark = getattr(error, "context_mark", None)
     # An unclosed bracket or quote is found only at the end of the block; the line where it
     # opened is the one to fix.
-    if context_mark is not None and (mark is None or mark.line >= len(block.splitlines())):
+    at_end = mark is None or mark.index >= len(block.rstrip())
+    if context_mark is not None and at_end:
         mark = context_mark
     line = mark.line + 2 if mark is not None else None  # +1 for 1-based, +1 for the fence
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]

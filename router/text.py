@@ -91,4 +91,6 @@ def looks_like_path(reading: str) -> bool:
     if "/" in reading:
         return reading.strip("/.") != ""
     stem, dot, ext = reading.rpartition(".")
+    if dot and not stem and ext:  # a dotfile: `.gitignore`, `.env`
+        return True
     return bool(dot and stem.strip(".") and ext)

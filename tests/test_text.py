@@ -1,0 +1,248 @@
+"""Text normalization, tokens, phrases and path readings (router.text, DESIGN 4.3 and 6.2)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from router.text import (
+    MIN_TOKEN_CHARS,
+    STOPWORDS,
+    holds_phrase,
+    looks_like_path,
+    normalize,
+    path_readings,
+    tokens,
+)
+
+# --- normalize -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Rate Limit", "rate limit"),
+        # `_` and `/` runs become one space each
+        ("provider__rate_limit", "provider rate limit"),
+        ("src//ingest///pipeline", "src ingest pipeline"),
+        ("a_/_b", "a b"),
+        # `-` becomes a space (a run of them collapses afterwards)
+        ("rate-limit", "rate limit"),
+        ("a--b", "a b"),
+        # every other non-word, non-space character becomes a space
+        ("retry: backoff!", "retry backoff"),
+        ("src/ingest/pipeline.py", "src ingest pipeline py"),
+        ("don't", "don t"),
+        ("(a) [b] {c} <d>", "a b c d"),
+        ("HW-DR-0070", "hw dr 0070"),
+        # whitespace of any kind collapses, surrounding space goes
+        ("  many \t spaces\n\nhere  ", "many spaces here"),
+        # unicode word characters are kept, lowercased
+        ("Café Über_Straße", "café über straße"),
+        ("naïve—résumé", "naïve résumé"),
+        ("数据 管道", "数据 管道"),
+        ("", ""),
+        ("---", ""),
+        ("...", ""),
+    ],
+)
+def test_normalize(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
+
+
+def test_normalize_keeps_digits_and_has_single_spaces() -> None:
+    out = normalize("v2.0 -- OAuth2   tokens")
+    assert out == "v2 0 oauth2 tokens"
+    assert "  " not in out
+
+
+@given(st.text())
+def test_normalize_is_idempotent(s: str) -> None:
+    once = normalize(s)
+    assert normalize(once) == once
+
+
+@given(st.text())
+def test_normalize_output_shape(s: str) -> None:
+    out = normalize(s)
+    assert out == out.strip()
+    assert "  " not in out
+    assert "_" not in out and "/" not in out and "-" not in out
+    assert out == out.lower()
+
+
+# --- tokens ----------------------------------------------------------------------------
+
+
+def test_stopwords_are_seed_ones_list_exactly() -> None:
+    expected = (
+        "a an and are as at be by for from in into is it of on or that the this to use with"
+    ).split()
+    assert sorted(STOPWORDS) == sorted(expected)
+    assert len(STOPWORDS) == 23
+
+
+def test_tokens_drop_stopwords_and_short_words() -> None:
+    assert tokens("Use the API for a rate limit in x") == ("api", "rate", "limit")
+    assert MIN_TOKEN_CHARS == 2
+
+
+def test_tokens_keep_two_character_words() -> None:
+    assert tokens("go db x y io") == ("go", "db", "io")
+
+
+def test_tokens_deduplicate_keeping_first_occurrence() -> None:
+    assert tokens("Retry backoff RETRY retry_backoff limit backoff") == (
+        "retry",
+        "backoff",
+        "limit",
+    )
+
+
+def test_tokens_split_like_normalize() -> None:
+    assert tokens("provider_rate-limit/backoff.py") == (
+        "provider",
+        "rate",
+        "limit",
+        "backoff",
+        "py",
+    )
+
+
+def test_stopwords_only_or_empty_give_no_tokens() -> None:
+    assert tokens("") == ()
+    assert tokens("it is the one to use with this") == ("one",)
+    assert tokens("a an the of") == ()
+
+
+def test_tokens_are_whole_words_api_never_rapid() -> None:
+    assert "api" not in tokens("rapid prototyping")
+    assert tokens("rapid api") == ("rapid", "api")
+    assert "limit" not in tokens("limitation")
+
+
+@given(st.text())
+def test_tokens_are_a_subset_of_normalized_words(s: str) -> None:
+    words = normalize(s).split()
+    toks = tokens(s)
+    assert set(toks) <= set(words)
+    assert len(toks) == len(set(toks))
+    assert all(len(t) >= 2 and t not in STOPWORDS for t in toks)
+    # first-occurrence order
+    assert list(toks) == sorted(toks, key=words.index)
+
+
+# --- holds_phrase ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "query", "expected"),
+    [
+        ("the rate limit backoff", "rate limit", True),
+        ("the rate limit backoff", "ate limit", False),
+        ("the rate limit backoff", "rate lim", False),
+        ("the rate limit backoff", "the rate limit backoff", True),
+        ("the rate limit backoff", "backoff", True),
+        ("the rate limit backoff", "the", True),
+        ("rapid api", "api", True),
+        ("rapid", "api", False),
+        ("rate limit", "rate limit backoff", False),
+        ("anything", "", False),
+    ],
+)
+def test_holds_phrase_at_word_boundaries(field: str, query: str, expected: bool) -> None:
+    assert holds_phrase(field, query) is expected
+
+
+def test_holds_phrase_works_on_normalized_text() -> None:
+    field = normalize("Provider_Rate-Limit: backoff")
+    assert holds_phrase(field, normalize("rate limit"))
+    assert holds_phrase(field, normalize("RATE_LIMIT"))
+    assert not holds_phrase(field, normalize("provider backoff"))
+
+
+# --- path_readings ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("src/ingest/pipeline.py", ("src/ingest/pipeline.py",)),
+        # trailing dots (end of a sentence)
+        ("README.md.", ("README.md.", "README.md")),
+        ("docs/a.md...", ("docs/a.md...", "docs/a.md")),
+        # possessive 's, straight and curly apostrophe
+        ("router.py's", ("router.py's", "router.py")),
+        ("router.py\u2019s", ("router.py\u2019s", "router.py")),
+        # line numbers: everything from the first `:`
+        ("src/a.py:12", ("src/a.py:12", "src/a.py")),
+        ("src/a.py:12:3", ("src/a.py:12:3", "src/a.py")),
+        # each step applies to the previous one, in DESIGN 6 step 2's order
+        (
+            "src/ingest/pipeline.py:12.",
+            ("src/ingest/pipeline.py:12.", "src/ingest/pipeline.py:12", "src/ingest/pipeline.py"),
+        ),
+        ("a.py...:12..", ("a.py...:12..", "a.py...:12", "a.py...", "a.py")),
+        ("docs/a.md's.", ("docs/a.md's.", "docs/a.md's", "docs/a.md")),
+        # surrounding punctuation stripped before anything else
+        ("(docs/a.md),", ("docs/a.md",)),
+        ('"src/x.py"', ("src/x.py",)),
+        ("`src/x.py`", ("src/x.py",)),
+        ("'src/x.py:4',", ("src/x.py:4", "src/x.py")),
+        # `_` survives at the edges: file names start with it
+        ("__init__.py", ("__init__.py",)),
+        ("docs/", ("docs/",)),
+        ("api", ("api",)),
+    ],
+)
+def test_path_readings(word: str, expected: tuple[str, ...]) -> None:
+    assert path_readings(word) == expected
+
+
+@pytest.mark.parametrize(
+    "url", ["https://example.com/src/a.py", "http://x/y.md", "file:///etc/hosts", "(https://a/b)."]
+)
+def test_path_readings_skip_urls(url: str) -> None:
+    assert path_readings(url) == ()
+
+
+@pytest.mark.parametrize("word", ["", "-", "()", "—", "!?"])
+def test_path_readings_of_pure_punctuation_are_empty(word: str) -> None:
+    assert path_readings(word) == ()
+
+
+@given(st.text(max_size=40))
+def test_path_readings_are_distinct_and_non_empty(word: str) -> None:
+    readings = path_readings(word)
+    assert len(readings) == len(set(readings))
+    assert all(readings)
+
+
+# --- looks_like_path -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reading", "expected"),
+    [
+        ("src/ingest", True),
+        ("docs/", True),
+        ("a.py", True),
+        ("README.md", True),
+        ("pipeline.test.ts", True),
+        ("src/a.py", True),
+        # bare words are never anchors
+        ("docs", False),
+        ("api", False),
+        # nothing but separators and dots
+        ("/", False),
+        ("./", False),
+        ("..", False),
+        ("...", False),
+        # a dot with nothing on one side is not an extension
+        ("a.", False),
+        (".", False),
+    ],
+)
+def test_looks_like_path(reading: str, expected: bool) -> None:
+    assert looks_like_path(reading) is expected
