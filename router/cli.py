@@ -16,10 +16,10 @@ from typing import Any
 import click
 import orjson
 
-from router import __version__, config, evaluate, render
+from router import __version__, client, config, daemon, evaluate, render
 from router.config import Config
 from router.engine import Engine
-from router.errors import KrouteError
+from router.errors import DaemonError, KrouteError
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 
@@ -106,6 +106,7 @@ def color_wanted() -> bool:
 @click.option("--purpose", help="Only entries whose kind serves this purpose.")
 @click.option("--order", type=click.Choice(["diverse", "turns", "score"]), help="Turn order.")
 @click.option("--path", "paths", multiple=True, help="A file the task is about (an anchor).")
+@click.option("--no-daemon", is_flag=True, help="Route in this process; never start a daemon.")
 def route(
     task: str,
     catalog_dir: Path | None,
@@ -120,23 +121,50 @@ def route(
     purpose: str | None,
     order: str | None,
     paths: tuple[str, ...],
+    no_daemon: bool,
 ) -> None:
     """Route TASK (or `-` to read it from stdin) to the documents worth reading."""
     if task == "-":
         task = sys.stdin.read()
     if limit is not None and not explain:
         raise click.UsageError("--limit applies to the rows of --explain; use --budget for routes")
-    engine = Engine.load(resolve_config(catalog_dir, config_file))
+    cfg = resolve_config(catalog_dir, config_file)
     filters = {"domain": domain, "cluster": cluster, "kind": kind, "purpose": purpose}
     if explain:
-        emit_json(engine.explain({"task": task, "limit": limit, **filters}))
+        body: dict[str, Any] = {"task": task, "limit": limit, **filters}
+        emit_json(_answer(cfg, "/v1/explain", body, no_daemon))
         return
     body = {"task": task, "budget": budget, "order": order, "paths": list(paths), **filters}
-    answer = engine.assemble(engine.request(body))
+    document = _answer(cfg, "/v1/route", body, no_daemon)
     if as_json:
-        emit_json(engine.document(answer))
+        emit_json(document)
     else:
-        click.echo(render.text_report(answer, color=color_wanted()))
+        click.echo(_colored(document["text"]) if color_wanted() else document["text"])
+
+
+def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -> Any:
+    """Return the daemon's answer, or the in-process one with --no-daemon or when no daemon
+    can be had (a note on stderr says so)."""
+    body = {k: v for k, v in body.items() if v is not None}
+    if not no_daemon:
+        target = client.target(cfg.root, cfg.file, os.environ)
+        try:
+            return client.ask(target, os.environ, endpoint, body)
+        except DaemonError as error:
+            click.echo(f"note: routed in process ({error})", err=True)
+    engine = Engine.load(cfg)
+    return engine.explain(body) if endpoint == "/v1/explain" else engine.route(body)
+
+
+def _colored(text: str) -> str:
+    """Return the text report with evidence lines dimmed."""
+    lines = text.split("\n")
+    return "\n".join(
+        f"{render.DIM}{line}{render.RESET}"
+        if line.startswith(render.EVIDENCE_INDENT) and render.EM_DASH not in line
+        else line
+        for line in lines
+    )
 
 
 @main.command()
@@ -247,4 +275,85 @@ def eval_command(
             f"{report['status']}: {report['passed_case_count']} of {report['case_count']} passed"
         )
     if report["status"] != "pass":
+        sys.exit(1)
+
+
+# -- the daemon --------------------------------------------------------------------------------
+
+
+@main.command()
+@catalog_option
+@config_option
+def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Run the daemon in the foreground (logs on stderr)."""
+    sys.exit(daemon.serve(resolve_config(catalog_dir, config_file), os.environ))
+
+
+def _target(catalog_dir: Path | None, config_file: Path | None) -> client.Target:
+    cfg = resolve_config(catalog_dir, config_file)
+    return client.target(cfg.root, cfg.file, os.environ)
+
+
+@main.command()
+@catalog_option
+@config_option
+def start(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Start the daemon for this repository in the background."""
+    target = _target(catalog_dir, config_file)
+    current, sentence = client.state(target)
+    if current == "running":
+        click.echo(f"already running: {sentence}")
+        return
+    client.ensure(target, os.environ)
+    click.echo(f"started: {client.state(target)[1]}")
+
+
+@main.command()
+@catalog_option
+@config_option
+def stop(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Stop this repository's daemon."""
+    target = _target(catalog_dir, config_file)
+    _, sentence = client.state(target)
+    if client.stop(target):
+        click.echo("stopped")
+    else:
+        click.echo(f"not running: {sentence}")
+
+
+@main.command()
+@catalog_option
+@config_option
+def restart(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Stop this repository's daemon and start a fresh one."""
+    target = _target(catalog_dir, config_file)
+    client.stop(target)
+    client.start(target, os.environ)
+    click.echo(f"restarted: {client.state(target)[1]}")
+
+
+@main.command()
+@catalog_option
+@config_option
+@json_option
+def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> None:
+    """Say whether this repository's daemon runs, and what it serves. Exit 1 when it does not
+    run."""
+    target = _target(catalog_dir, config_file)
+    current, sentence = client.state(target)
+    report: dict[str, Any] = {"state": current, "says": sentence}
+    if current == "running":
+        reply = client.call(target, "GET", "/v1/status", timeout=2.0)
+        report.update(reply.json())
+    if as_json:
+        emit_json(report)
+    elif current == "running":
+        click.echo(
+            f"running: pid {report['pid']}, {report['entries']} entries, "
+            f"{report['routes']} routes served, up {report['uptime_s']:.0f} s\n"
+            f"  root {report['root']}\n  socket {report['socket']}"
+        )
+    else:
+        click.echo(f"{current}: {sentence}")
+    if current != "running":
         sys.exit(1)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,7 +28,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 @pytest.fixture(autouse=True)
-def kroute_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def kroute_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
     """Point KROUTE_HOME (state, logs, shadow) and the runtime dir at a fresh temp dir, so no
     test touches the real home; clear config and color variables."""
     home = tmp_path_factory.mktemp("kroute-home")
@@ -34,7 +38,18 @@ def kroute_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "run"))
     monkeypatch.delenv("KROUTE_CONFIG", raising=False)
     monkeypatch.delenv("NO_COLOR", raising=False)
-    return home
+    yield home
+    _stop_daemons(home / "run" / "kroute")
+
+
+def _stop_daemons(runtime: Path) -> None:
+    """Kill every daemon a test left running under its runtime dir."""
+    for status in runtime.glob("*.json"):
+        try:
+            pid = int(json.loads(status.read_text())["pid"])
+            os.kill(pid, signal.SIGKILL)
+        except (OSError, ValueError, KeyError):
+            continue
 
 
 @pytest.fixture

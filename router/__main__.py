@@ -1,0 +1,5 @@
+"""`python -m router ...` is `kroute ...` (the client starts daemons this way)."""
+
+from router.cli import main
+
+main()

@@ -1,0 +1,404 @@
+"""The daemon: a hot index served as HTTP/1.1 over a Unix socket, kept in step with the
+catalog on disk by a file watcher (DESIGN 10).
+
+Standard library HTTP (`http.server` on a threading Unix-socket server): one thread per
+connection, so a client that connects and never sends ties up only its own thread until the
+idle timeout. Every request and every catalog change takes one lock, so a route never sees a
+half-applied change.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import socket
+import socketserver
+import struct
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from router import __version__, catalog, intent, paths, watch
+from router.client import VERSION_HEADER
+from router.config import Config
+from router.engine import Engine
+from router.errors import KrouteError, RequestError
+
+BODY_CAP = 1024 * 1024
+RELEVANCE_BODY_CAP = 4 * 1024 * 1024
+IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
+Handler = Callable[["Service", Any], tuple[int, Any]]
+
+
+class HttpError(Exception):
+    """An HTTP error answer: status, code token and message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class Service:
+    """What the daemon serves: the engine behind a lock, and its counters."""
+
+    def __init__(
+        self,
+        config: Config,
+        places: paths.Places,
+        *,
+        version: str = __version__,
+        load: Callable[[Config], Engine] = Engine.load,
+    ) -> None:
+        self.config = config
+        self.places = places
+        self.version = version
+        self.load = load
+        self.engine = load(config)
+        self.lock = threading.Lock()
+        self.started_at = _now()
+        self.started = time.monotonic()
+        self.routes = 0
+        self.updates = 0
+        self.stop = threading.Event()
+        self.routes_table: dict[str, dict[str, Handler]] = {
+            "/v1/route": {"POST": Service.route},
+            "/v1/explain": {"POST": Service.explain},
+            "/v1/intent": {"POST": Service.classify},
+            "/v1/matrix/relevance": {"POST": Service.relevance},
+            "/v1/status": {"GET": Service.status},
+            "/v1/diagnostics": {"GET": Service.diagnostics},
+            "/v1/reload": {"POST": Service.reload},
+            "/v1/shutdown": {"POST": Service.shutdown},
+        }
+
+    # -- dispatch ----------------------------------------------------------------------------
+
+    def dispatch(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
+        """Return (status, document) for one request. Never raises: every failure becomes
+        an error document with its status."""
+        try:
+            methods = self.routes_table.get(path.split("?", 1)[0])
+            if methods is None:
+                raise HttpError(404, "not_found", f"no endpoint {path}; see GET /v1/status")
+            handler = methods.get(method)
+            if handler is None:
+                allowed = ", ".join(sorted(methods))
+                raise HttpError(405, "method_not_allowed", f"{path} takes {allowed}")
+            payload = _decode(body) if method == "POST" else None
+            with self.lock:
+                return handler(self, payload)
+        except HttpError as error:
+            return error.status, _error(error.code, error.message)
+        except RequestError as error:
+            return 400, _error("bad_request", str(error))
+        except KrouteError as error:
+            return 500, _error("failed", str(error))
+        except Exception:  # the daemon outlives any bug in one request
+            traceback.print_exc(file=sys.stderr)
+            return 500, _error("internal", "the daemon failed on this request; see its log")
+
+    def route(self, body: Any) -> tuple[int, Any]:
+        self.routes += 1
+        return 200, self.engine.route(_object(body))
+
+    def explain(self, body: Any) -> tuple[int, Any]:
+        return 200, self.engine.explain(_object(body))
+
+    def classify(self, body: Any) -> tuple[int, Any]:
+        body = _object(body)
+        text = body.get("text", body.get("task"))
+        if not isinstance(text, str):
+            raise RequestError("`text` is missing or not text", 'Send {"text": "..."}')
+        defaults = intent.defaults_from_config(_strategies(self.config))
+        return 200, intent.as_dict(intent.classify(text, defaults))
+
+    def relevance(self, body: Any) -> tuple[int, Any]:
+        from router import relevance
+
+        focus, chunks, threshold = relevance.parse_request(body)
+        return 200, relevance.answer(focus, chunks, threshold)
+
+    def status(self, _body: Any) -> tuple[int, Any]:
+        cat = self.engine.catalog
+        return 200, {
+            "version": self.version,
+            "pid": os.getpid(),
+            "root": str(self.config.root),
+            "config": str(self.config.file) if self.config.file else None,
+            "socket": str(self.places.socket),
+            "started_at": self.started_at,
+            "uptime_s": round(time.monotonic() - self.started, 3),
+            "entries": len(self.engine.index),
+            "fingerprint": cat.fingerprint,
+            "errors": len(cat.errors),
+            "warnings": len(cat.diagnostics) - len(cat.errors),
+            "stale": len(cat.stale),
+            "routes": self.routes,
+            "updates": self.updates,
+        }
+
+    def diagnostics(self, _body: Any) -> tuple[int, Any]:
+        cat = self.engine.catalog
+        return 200, {
+            "diagnostics": [d.as_dict() for d in cat.diagnostics],
+            "stale": list(cat.stale),
+        }
+
+    def reload(self, _body: Any) -> tuple[int, Any]:
+        self.engine = self.load(self.config)
+        self.updates += 1
+        return 200, {
+            "entries": len(self.engine.index),
+            "fingerprint": self.engine.catalog.fingerprint,
+        }
+
+    def shutdown(self, _body: Any) -> tuple[int, Any]:
+        self.stop.set()
+        return 200, {"stopping": True}
+
+    # -- catalog changes ---------------------------------------------------------------------
+
+    def apply(self, changed: set[Path]) -> None:
+        """Bring the index in line with changed paths (absolute). A changed config reloads
+        everything; catalog files are re-read one by one. Never raises."""
+        root = self.config.root
+        try:
+            if self.config.file is not None and self.config.file in changed:
+                from router import config as config_module
+
+                try:
+                    fresh = config_module.load(self.config.file, root)
+                except KrouteError as error:
+                    print(f"{_now()} config not reloaded: {error}", file=sys.stderr)
+                    return
+                with self.lock:
+                    self.config = fresh
+                    self.engine = self.load(fresh)
+                    self.updates += 1
+                return
+            rels: set[str] = set()
+            for path in changed:
+                try:
+                    rel = path.relative_to(root).as_posix()
+                except ValueError:
+                    continue
+                if catalog.format_of(rel) is not None:
+                    rels.add(rel)
+                if not path.is_file():  # a directory moved or removed: its files went with it
+                    rels.update(f for f in self.engine.catalog.files if f.startswith(rel + "/"))
+            if rels:
+                with self.lock:
+                    self.engine.update(sorted(rels))
+                    self.updates += 1
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+
+    def watch_targets(self) -> list[Path]:
+        """Return the existing roots and the config file, for the watcher."""
+        targets = []
+        for root in self.config.roots:
+            path = (self.config.root / root).resolve()
+            if path.exists():
+                targets.append(path)
+        if self.config.file is not None:
+            targets.append(self.config.file)
+        return targets or [self.config.root]
+
+
+# -- HTTP -----------------------------------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = IDLE_TIMEOUT
+    server: _Server
+    error_content_type = "application/json"
+
+    def address_string(self) -> str:  # a Unix socket peer has no address
+        return "unix"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # one line per request would drown the log; errors are logged where they occur
+
+    def _answer(self, status: int, document: Any) -> None:
+        payload = orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        self.close_connection = True
+        self._answer(code, _error("bad_http", message or "malformed HTTP request"))
+
+    def _handle(self) -> None:
+        service = self.server.service
+        path = self.path
+        client_version = self.headers.get(VERSION_HEADER)
+        if client_version and client_version != service.version and path != "/v1/shutdown":
+            self._answer(
+                409,
+                _error("restart", f"daemon version {service.version}, client {client_version}"),
+            )
+            return
+        cap = RELEVANCE_BODY_CAP if path.startswith("/v1/matrix/relevance") else BODY_CAP
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            self._answer(400, _error("bad_request", "send the body with a Content-Length"))
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            self._answer(400, _error("bad_request", "Content-Length is not a number"))
+            return
+        if length > cap:
+            self.close_connection = True  # the unread body must not be parsed as a request
+            self._answer(413, _error("too_large", f"body of {length} bytes is over {cap}"))
+            return
+        body = self.rfile.read(length) if length else b""
+        status, document = service.dispatch(self.command, path, body)
+        self._answer(status, document)
+        if path == "/v1/shutdown" and status == 200:
+            threading.Thread(target=self.server.shutdown, daemon=True).start()
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
+
+
+class _Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 256  # many hooks may connect at once; the default backlog is 5
+
+    def __init__(self, address: str, service: Service) -> None:
+        self.service = service
+        super().__init__(address, _Handler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Refuse connections from another user (SO_PEERCRED, where the platform has it)."""
+        peercred = getattr(socket, "SO_PEERCRED", None)
+        if peercred is None:
+            return True
+        creds = request.getsockopt(socket.SOL_SOCKET, peercred, struct.calcsize("3i"))
+        _pid, uid, _gid = struct.unpack("3i", creds)
+        return bool(uid == os.getuid())
+
+
+# -- running --------------------------------------------------------------------------------------
+
+
+def serve(
+    config: Config,
+    env: Mapping[str, str],
+    *,
+    version: str = __version__,
+    changes: watch.Changes = watch.changes,
+) -> int:
+    """Run the daemon in the foreground until shut down. Returns the exit status.
+
+    Raises DaemonError when another daemon already serves this root."""
+    from router import client
+
+    t = client.target(config.root, config.file, env)
+    current, sentence = client.state(t, version)
+    if current in ("running", "other-version"):
+        from router.errors import DaemonError
+
+        raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
+    client.clean(t)
+    places = t.places
+    paths.private_dir(places.runtime)
+    service = Service(config, places, version=version)
+    old_umask = os.umask(0o177)  # the socket is created 0600
+    try:
+        server = _Server(str(places.socket), service)
+    finally:
+        os.umask(old_umask)
+    os.chmod(places.socket, 0o600)
+    _write_status(places, config, version, service.started_at)
+    print(
+        f"{service.started_at} serving {config.root} ({len(service.engine.index)} entries) "
+        f"on {places.socket}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+    def watcher() -> None:
+        try:
+            for batch in changes(service.watch_targets(), service.stop):
+                service.apply(batch)
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+
+    def stopper() -> None:
+        service.stop.wait()
+        server.shutdown()
+
+    threading.Thread(target=watcher, name="watcher", daemon=True).start()
+    threading.Thread(target=stopper, name="stopper", daemon=True).start()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda *_: service.stop.set())
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        service.stop.set()
+        server.server_close()
+        if (client.read_status(t) or {}).get("pid") == os.getpid():
+            client.clean(t)
+        print(f"{_now()} stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _write_status(places: paths.Places, config: Config, version: str, started_at: str) -> None:
+    status = {
+        "pid": os.getpid(),
+        "socket": str(places.socket),
+        "version": version,
+        "root": str(config.root),
+        "config": str(config.file) if config.file else None,
+        "started_at": started_at,
+    }
+    temporary = places.status.with_suffix(".tmp")
+    temporary.write_bytes(orjson.dumps(status, option=orjson.OPT_SORT_KEYS))
+    os.replace(temporary, places.status)
+
+
+def _decode(body: bytes) -> Any:
+    try:
+        return orjson.loads(body) if body else None
+    except orjson.JSONDecodeError as error:
+        raise HttpError(400, "bad_json", f"the body is not valid JSON: {error}") from None
+
+
+def _object(body: Any) -> Mapping[str, Any]:
+    if not isinstance(body, dict):
+        raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
+    return body
+
+
+def _error(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+def _strategies(config: Config) -> Mapping[str, object]:
+    table = config.intent.get("strategies", {})
+    return table if isinstance(table, dict) else {}
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

@@ -1,0 +1,261 @@
+"""The daemon as a real process: socket, HTTP, watching, recovery, version handshake."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from router import client
+
+from conftest import DEMO, kroute
+
+EM = "\u2014"
+
+
+@pytest.fixture
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
+    return copy_tree(DEMO)
+
+
+@pytest.fixture
+def running(repo: Path) -> client.Target:
+    started = kroute("start", cwd=repo)
+    assert started.returncode == 0, started.stderr
+    return client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
+
+
+def curl(target: client.Target, path: str, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+    result = subprocess.run(
+        [
+            "curl",
+            "-s",
+            "-w",
+            "\n%{http_code}",
+            "--unix-socket",
+            str(target.places.socket),
+            f"http://kroute{path}",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    body, _, code = result.stdout.rpartition("\n")
+    return int(code), json.loads(body)
+
+
+def eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Wait for a condition the daemon reaches asynchronously (not a timing assertion)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
+
+
+def pointer_ids(target: client.Target, task: str) -> list[str]:
+    return [
+        p["id"] for p in client.call(target, "POST", "/v1/route", {"task": task}).json()["pointers"]
+    ]
+
+
+def test_curl_is_a_client(running: client.Target) -> None:
+    code, doc = curl(running, "/v1/route", "-d", '{"task": "rotate the webhook signing key"}')
+    assert code == 200
+    assert doc["schema"] == "kroute.route/1"
+    assert doc["pointers"] and all(
+        EM in line for line in doc["text"].splitlines()[::2][: len(doc["pointers"])]
+    )
+    code, status = curl(running, "/v1/status")
+    assert code == 200 and status["entries"] >= 40 and status["pid"] > 0
+
+
+def test_socket_and_directory_modes(running: client.Target) -> None:
+    assert stat.S_IMODE(running.places.socket.stat().st_mode) == 0o600
+    assert stat.S_IMODE(running.places.runtime.stat().st_mode) == 0o700
+    status = json.loads(running.places.status.read_text())
+    assert set(status) >= {"pid", "socket", "version", "root", "started_at"}
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "error"),
+    [
+        (("/v1/route", "-d", "{not json"), 400, "bad_json"),
+        (("/v1/route", "-d", "[1, 2]"), 400, "bad_request"),
+        (("/v1/route", "-d", '{"task": 5}'), 400, "bad_request"),
+        (("/v1/nowhere", "-d", "{}"), 404, "not_found"),
+        (("/v1/route", "-X", "GET"), 405, "method_not_allowed"),
+        (("/v1/status", "-X", "DELETE"), 405, "method_not_allowed"),
+    ],
+)
+def test_bad_requests_get_their_status_and_the_daemon_keeps_serving(
+    running: client.Target, args: tuple[str, ...], code: int, error: str
+) -> None:
+    got, doc = curl(running, *args)
+    assert (got, doc["error"]["code"]) == (code, error)
+    assert doc["error"]["message"]
+    assert pointer_ids(running, "rotate the webhook signing key")
+
+
+def test_oversized_body_is_413(running: client.Target, tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"task": "x" * (1024 * 1024 + 10)}))
+    got, doc = curl(running, "/v1/route", "--data-binary", f"@{big}")
+    assert got == 413 and doc["error"]["code"] == "too_large"
+    assert pointer_ids(running, "rotate the webhook signing key")
+
+
+def test_an_edit_on_disk_reaches_the_next_route(running: client.Target, repo: Path) -> None:
+    new = repo / "docs" / "decisions" / "0100-quokka.md"
+    new.write_text("---\nid: TW-DR-0100\ntitle: Quokka\nsummary: zanzibar quokka policy\n---\n")
+    assert eventually(lambda: pointer_ids(running, "zanzibar quokka") == ["TW-DR-0100"])
+    new.write_text("---\nid: TW-DR-0100\ntitle: Quokka\nsummary: marmot burrow policy\n---\n")
+    assert eventually(lambda: pointer_ids(running, "marmot burrow") == ["TW-DR-0100"])
+    new.unlink()
+    assert eventually(lambda: pointer_ids(running, "marmot burrow") == [])
+
+
+def test_a_malformed_edit_keeps_the_old_entry_and_shows_a_diagnostic(
+    running: client.Target, repo: Path
+) -> None:
+    target = repo / "docs" / "how-to" / "rotate-webhook-signing-key.md"
+    assert target.exists(), "the demo's key rotation how-to moved"
+    before = pointer_ids(running, "rotate the webhook signing key")
+    target.write_text("---\nid: [broken\n---\n")
+
+    def diagnosed() -> bool:
+        found = client.call(running, "GET", "/v1/diagnostics").json()
+        return any(
+            d["path"] == "docs/how-to/rotate-webhook-signing-key.md" for d in found["diagnostics"]
+        )
+
+    assert eventually(diagnosed)
+    assert pointer_ids(running, "rotate the webhook signing key") == before
+    assert client.call(running, "GET", "/v1/status").json()["stale"] == 1
+
+
+def test_fifty_concurrent_clients_are_all_answered(running: client.Target) -> None:
+    tasks = [
+        "rotate the webhook signing key",
+        "retry a failed delivery",
+        "add a column to the events table",
+    ]
+    expected = {task: pointer_ids(running, task) for task in tasks}
+    results: list[bool] = []
+
+    def one(n: int) -> None:
+        task = tasks[n % len(tasks)]
+        results.append(pointer_ids(running, task) == expected[task])
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(50)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert results == [True] * 50
+
+
+def test_a_silent_client_does_not_block_others(running: client.Target) -> None:
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as idle:
+        idle.connect(str(running.places.socket))
+        assert pointer_ids(running, "retry a failed delivery")
+
+
+def test_kill_minus_nine_then_route_starts_a_fresh_daemon(
+    running: client.Target, repo: Path
+) -> None:
+    old = json.loads(running.places.status.read_text())["pid"]
+    os.kill(old, signal.SIGKILL)
+    assert eventually(lambda: not client.alive(old))
+    assert client.state(running)[0] == "died"
+    routed = kroute("route", "retry a failed delivery", cwd=repo)
+    assert routed.returncode == 0
+    assert EM in routed.stdout and "note:" not in routed.stderr
+    new = json.loads(running.places.status.read_text())["pid"]
+    assert new != old and client.alive(new)
+
+
+def test_status_stop_and_precise_messages(repo: Path) -> None:
+    assert kroute("status", cwd=repo).stdout.startswith("not-running: no daemon is running for")
+    assert kroute("start", cwd=repo).returncode == 0
+    status = kroute("status", "--json", cwd=repo)
+    assert json.loads(status.stdout)["state"] == "running"
+    assert kroute("stop", cwd=repo).stdout.strip() == "stopped"
+    assert kroute("status", cwd=repo).returncode == 1
+
+
+def test_a_daemon_of_another_version_is_replaced(repo: Path) -> None:
+    code = (
+        "import os, sys; from pathlib import Path; from router import config, daemon; "
+        "sys.exit(daemon.serve(config.load(Path('kroute.toml').resolve()), os.environ, version='0.0.0-old'))"
+    )
+    old = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=repo, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    target = client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
+    try:
+        assert eventually(lambda: client.state(target)[0] == "other-version")
+        routed = kroute("route", "retry a failed delivery", cwd=repo)
+        assert routed.returncode == 0 and EM in routed.stdout
+        assert old.wait(timeout=10) == 0  # asked to shut down, it left cleanly
+        status = json.loads(target.places.status.read_text())
+        assert status["version"] != "0.0.0-old" and status["pid"] != old.pid
+    finally:
+        if old.poll() is None:
+            old.kill()
+
+
+def test_an_old_client_is_told_to_restart(running: client.Target) -> None:
+    reply = client.call(running, "POST", "/v1/route", {"task": "x"}, version="0.0.0-old")
+    assert reply.status == 409
+    assert reply.json()["error"]["code"] == "restart"
+
+
+def test_no_daemon_routes_in_process(repo: Path) -> None:
+    routed = kroute("route", "--no-daemon", "--json", "retry a failed delivery", cwd=repo)
+    assert routed.returncode == 0
+    assert json.loads(routed.stdout)["pointers"]
+    assert not list((Path(os.environ["XDG_RUNTIME_DIR"]) / "kroute").glob("*.sock"))
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
+def test_connections_from_another_user_are_refused(running: client.Target) -> None:
+    # Open the socket's permissions so only the peer-credential check stands in the way.
+    os.chmod(running.places.runtime, 0o755)
+    os.chmod(running.places.socket, 0o777)
+    probe = (
+        "import os, socket, sys; os.setuid(65534); s = socket.socket(socket.AF_UNIX); "
+        f"s.connect({str(running.places.socket)!r}); "
+        "s.sendall(b'GET /v1/status HTTP/1.1\\r\\nHost: k\\r\\n\\r\\n'); s.settimeout(5); "
+        "sys.stdout.write(repr(s.recv(100)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=30
+    )
+    assert result.stdout in ("b''", "") or "ConnectionResetError" in result.stderr
+    assert pointer_ids(running, "retry a failed delivery")
+
+
+def test_client_module_imports_only_the_standard_library() -> None:
+    probe = (
+        "import sys, router.client; "
+        "print([m for m in ('click', 'watchfiles', 'yaml', 'orjson', 'asyncio') if m in sys.modules])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
