@@ -11,6 +11,7 @@ import hashlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import orjson
@@ -59,6 +60,7 @@ class FileResult:
     entries: tuple[Entry, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     stale: bool = False  # entries are a previous good version; the file is broken now
+    digest: int = 0  # hash of the entries' routed fields (see `file_digest`)
 
     @property
     def broken(self) -> bool:
@@ -66,28 +68,79 @@ class FileResult:
         return any(d.severity == ERROR for d in self.diagnostics)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Catalog:
-    """Every entry the router can offer, in path order, ids unique."""
+    """Every entry the router can offer: per-file results, and (derived on first use) the
+    entries in path order with ids unique, and every diagnostic.
 
-    entries: tuple[Entry, ...]
-    diagnostics: tuple[Diagnostic, ...]
+    The fingerprint combines per-file digests by XOR, so a refresh updates it from the files
+    that changed instead of re-hashing the whole catalog."""
+
     files: Mapping[str, FileResult] = field(default_factory=dict)
-    fingerprint: str = ""
-    stale: tuple[str, ...] = ()  # ids of entries served from a file's last good version
+    walk: tuple[Diagnostic, ...] = ()  # problems found while walking (escaping symlinks)
+    mix: int = 0  # XOR of the files' digests
 
     @property
+    def fingerprint(self) -> str:
+        """Return a short hash of every routed field of every entry."""
+        return f"{self.mix:016x}"
+
+    @cached_property
+    def resolved(self) -> tuple[tuple[Entry, ...], tuple[Diagnostic, ...]]:
+        """Return (entries, duplicate-id diagnostics): the first entry of an id by path order
+        wins; the others are reported."""
+        entries: list[Entry] = []
+        problems: list[Diagnostic] = []
+        seen: dict[str, str] = {}
+        for path in sorted(self.files):
+            for item in self.files[path].entries:
+                if item.id in seen:
+                    problems.append(
+                        Diagnostic(
+                            path,
+                            f"id `{item.id}` is already used by {seen[item.id]}; "
+                            "this entry is skipped (give it a unique id)",
+                        )
+                    )
+                    continue
+                seen[item.id] = item.path
+                entries.append(item)
+        return tuple(entries), tuple(problems)
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        """Return the entries in path order, ids unique."""
+        return self.resolved[0]
+
+    @cached_property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Return every diagnostic: walk problems, then per file in path order, then ids."""
+        out = list(self.walk)
+        for path in sorted(self.files):
+            out.extend(self.files[path].diagnostics)
+        out.extend(self.resolved[1])
+        return tuple(out)
+
+    @cached_property
     def errors(self) -> tuple[Diagnostic, ...]:
         """Return the error diagnostics."""
         return tuple(d for d in self.diagnostics if d.severity == ERROR)
 
+    @cached_property
+    def stale(self) -> tuple[str, ...]:
+        """Return the ids of entries served from a broken file's last good version."""
+        return tuple(
+            e.id
+            for path in sorted(self.files)
+            if self.files[path].stale
+            for e in self.files[path].entries
+        )
+
 
 def load(config: Config) -> Catalog:
     """Return the catalog under the config's roots. Never raises for a bad file."""
-    files: dict[str, FileResult] = {}
     walk_problems: list[Diagnostic] = []
-    for relpath in _walk(config, walk_problems):
-        files[relpath] = read(config, relpath)
+    files = {relpath: read(config, relpath) for relpath in _walk(config, walk_problems)}
     return assemble(files, walk_problems)
 
 
@@ -95,71 +148,56 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
     """Return `previous` with the files in `changed` (repository-relative) re-read.
 
     A file that is gone or no longer in the catalog drops its entries; a file that turned
-    broken keeps its previous entries, marked stale, beside its new diagnostic."""
+    broken keeps its previous entries, marked stale, beside its new diagnostic. Costs what
+    the changed files cost, not what the catalog holds."""
     files = dict(previous.files)
-    for relpath in changed:
-        relpath = pattern.clean(relpath)
+    mix = previous.mix
+    for relpath in {pattern.clean(p) for p in changed}:
+        old = files.pop(relpath, None)
+        if old is not None:
+            mix ^= old.digest
         absolute = config.root / relpath
         if (
             not absolute.is_file()
             or not is_catalog_path(config, relpath)
             or _escapes(config, relpath)
         ):
-            files.pop(relpath, None)
             continue
         fresh = read(config, relpath)
-        old = files.get(relpath)
         if fresh.broken and old is not None and old.entries:
-            fresh = FileResult(old.entries, fresh.diagnostics, stale=True)
+            fresh = FileResult(old.entries, fresh.diagnostics, stale=True, digest=old.digest)
         files[relpath] = fresh
+        mix ^= fresh.digest
     # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
-    walk_problems = [
-        d
-        for d in previous.diagnostics
-        if d.path not in previous.files and (config.root / d.path).is_symlink()
-    ]
-    return assemble(files, walk_problems)
+    walk = tuple(d for d in previous.walk if (config.root / d.path).is_symlink())
+    return Catalog(files, walk, mix)
 
 
-def assemble(files: Mapping[str, FileResult], extra: Iterable[Diagnostic] = ()) -> Catalog:
-    """Return the catalog of per-file results: entries in path order, the first entry of a
-    duplicated id kept and the others reported."""
-    entries: list[Entry] = []
-    diagnostics = list(extra)
-    seen: dict[str, str] = {}
-    stale: list[str] = []
-    ordered = {path: files[path] for path in sorted(files)}
-    for path, result in ordered.items():
-        diagnostics.extend(result.diagnostics)
-        for item in result.entries:
-            if item.id in seen:
-                diagnostics.append(
-                    Diagnostic(
-                        path,
-                        f"id `{item.id}` is already used by {seen[item.id]}; "
-                        "this entry is skipped (give it a unique id)",
-                    )
-                )
-                continue
-            seen[item.id] = item.path
-            entries.append(item)
-            if result.stale:
-                stale.append(item.id)
-    return Catalog(
-        entries=tuple(entries),
-        diagnostics=tuple(diagnostics),
-        files=ordered,
-        fingerprint=fingerprint(entries),
-        stale=tuple(stale),
-    )
+def assemble(files: Mapping[str, FileResult], walk: Iterable[Diagnostic] = ()) -> Catalog:
+    """Return the catalog of per-file results."""
+    mix = 0
+    for result in files.values():
+        mix ^= result.digest
+    return Catalog(dict(files), tuple(walk), mix)
 
 
-def fingerprint(entries: Iterable[Entry]) -> str:
-    """Return a short hash of every routed field of every entry, in order."""
-    digest = hashlib.sha256()
+def file_digest(entries: Iterable[Entry]) -> int:
+    """Return a 64-bit digest of a file's entries' routed fields (0 for none). Entries carry
+    their path, so equal files elsewhere do not cancel out in the XOR."""
+    digest = hashlib.blake2b(digest_size=8)
+    empty = True
     for item in entries:
         digest.update(repr(item).encode("utf-8"))
-    return digest.hexdigest()[:16]
+        empty = False
+    return 0 if empty else int.from_bytes(digest.digest(), "big")
+
+
+def result(
+    path: str, entries: Iterable[Entry], diagnostics: Iterable[Diagnostic] = ()
+) -> FileResult:
+    """Return a file's result with its digest."""
+    entries = tuple(entries)
+    return FileResult(entries, tuple(diagnostics), digest=file_digest(entries))
 
 
 def format_of(relpath: str) -> str | None:
@@ -238,7 +276,7 @@ def _read_markdown(config: Config, relpath: str, text: str, fmt: str) -> FileRes
         )
         for line in parsed.lenient_lines
     )
-    return FileResult((item,), notes)
+    return result(relpath, (item,), notes)
 
 
 def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
@@ -263,11 +301,11 @@ def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
             diagnostics.append(Diagnostic(relpath, f"annexes[{place}]: {error}; row skipped"))
             continue
         entries.append(item)
-    return FileResult(tuple(entries), tuple(diagnostics))
+    return result(relpath, entries, diagnostics)
 
 
 def _only(path: str, problem: str, severity: str = ERROR, line: int | None = None) -> FileResult:
-    return FileResult((), (Diagnostic(path, problem, severity, line),))
+    return result(path, (), (Diagnostic(path, problem, severity, line),))
 
 
 def _under(relpath: str, root: str) -> bool:

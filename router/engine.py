@@ -6,11 +6,12 @@ It reads files only through `catalog`; clock and environment come from its calle
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from router import __version__, catalog, render, score
+from router import __version__, catalog, pattern, render, score
 from router import route as routing
 from router.catalog import Catalog
 from router.config import Config
@@ -28,6 +29,7 @@ class Engine:
         self.catalog = cat
         self.version = version
         self.index = Index(cat.entries)
+        self._owners = _owners(cat)
 
     @classmethod
     def load(cls, config: Config, version: str = __version__) -> Engine:
@@ -127,21 +129,45 @@ class Engine:
     def update(self, changed: Iterable[str]) -> None:
         """Re-read the changed files (repository-relative) and bring the index in line.
 
-        Entries that are gone are removed, new or changed ones (re)indexed; the caller keeps
-        routes out while this runs."""
-        before = {e.id: e for e in self.catalog.entries}
-        self.catalog = catalog.refresh(self.config, self.catalog, changed)
-        after = {e.id: e for e in self.catalog.entries}
-        for entry_id in before.keys() - after.keys():
-            self.index.remove(entry_id)
-        for entry_id, item in after.items():
-            if before.get(entry_id) != item:
-                self.index.add(item)
+        Only the ids the changed files held or hold are touched: each goes to the file that
+        comes first by path among those declaring it (as a fresh load would decide). The
+        caller keeps routes out while this runs."""
+        changed = {pattern.clean(p) for p in changed}
+        before = self.catalog
+        self.catalog = catalog.refresh(self.config, before, changed)
+        affected: set[str] = set()
+        for path in changed:
+            old, new = before.files.get(path), self.catalog.files.get(path)
+            for item in old.entries if old else ():
+                self._owners[item.id].remove(path)
+                affected.add(item.id)
+            for item in new.entries if new else ():
+                bisect.insort(self._owners.setdefault(item.id, []), path)
+                affected.add(item.id)
+        for entry_id in sorted(affected):
+            holders = self._owners.get(entry_id)
+            if not holders:
+                self._owners.pop(entry_id, None)
+                self.index.remove(entry_id)
+                continue
+            winner = next(e for e in self.catalog.files[holders[0]].entries if e.id == entry_id)
+            if self.index.get(entry_id) != winner:
+                self.index.add(winner)
 
     def reload(self) -> None:
         """Re-read the whole catalog and rebuild the index."""
         self.catalog = catalog.load(self.config)
         self.index = Index(self.catalog.entries)
+        self._owners = _owners(self.catalog)
+
+
+def _owners(cat: Catalog) -> dict[str, list[str]]:
+    """Return, per id, the sorted paths of the files declaring it (one per entry)."""
+    owners: dict[str, list[str]] = {}
+    for path in sorted(cat.files):
+        for item in cat.files[path].entries:
+            owners.setdefault(item.id, []).append(path)
+    return owners
 
 
 def _text(body: Mapping[str, Any], name: str) -> str | None:

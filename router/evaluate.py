@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from router import catalog, config, entry, intent
-from router.catalog import Catalog, Diagnostic, FileResult
+from router.catalog import Catalog, Diagnostic
 from router.engine import Engine
 from router.errors import EvalError
 
@@ -131,7 +131,7 @@ def inline_catalog(document: Mapping[str, Any], name: str) -> Catalog:
             entries.append(entry.from_annex(row, name, place))
         except entry.FieldError as error:
             problems.append(Diagnostic(name, str(error)))
-    result = FileResult(tuple(entries), tuple(problems))
+    result = catalog.result(name, entries, problems)
     if result.broken and not entries:
         raise EvalError(f"{name}: the inline catalog has no valid annex", "Fix the case file")
     return catalog.assemble({name: result})

@@ -3,6 +3,7 @@ succession and silence. Pure: a function of the index, the taxonomy and the requ
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -125,7 +126,7 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     ranked = sorted(
         (
             s
-            for s in score.reached(index, q)
+            for s in score.reached(index, q, _gated(index, distinctive, need))
             if s.indexed.entry.id not in anchored_ids
             and admitted(s.indexed.entry)
             and sum(1 for t in distinctive if t in s.terms) >= need
@@ -172,6 +173,17 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         withheld=max(0, len(order) - slots),
         candidates=tuple(ranked),
     )
+
+
+def _gated(index: Index, distinctive: Sequence[str], need: int) -> list[int] | None:
+    """Return the slots holding at least `need` distinctive terms (None: no gate), counted
+    from postings so that entries the gate would drop are never scored."""
+    if need <= 0:
+        return None
+    counts: Counter[int] = Counter()
+    for token in distinctive:
+        counts.update(index.postings(token).keys())
+    return [slot for slot, count in counts.items() if count >= need]
 
 
 def _anchors(index: Index, request: Request) -> tuple[tuple[str, ...], list[Entry]]:

@@ -65,14 +65,22 @@ def entry(q: Query, indexed: Indexed) -> Scored:
     return _assemble(q, indexed, range(len(indexed.fields)))
 
 
-def reached(index: Index, q: Query) -> list[Scored]:
-    """Return the scores of every entry that some task token reaches, score above 0 only,
-    in no particular order. Only the fields that hold a task token are scored: any other
-    field scores 0, since exact and phrase matches need every task token."""
+def reached(index: Index, q: Query, slots: Iterable[int] | None = None) -> list[Scored]:
+    """Return the scores of every entry that some task token reaches (or of `slots` only),
+    score above 0 only, in no particular order. Only the fields that hold a task token are
+    scored: any other field scores 0, since exact and phrase matches need every task token."""
     touched: dict[int, set[int]] = {}
-    for token in q.tokens:
-        for slot, held in index.postings(token).items():
-            touched.setdefault(slot, set()).update(held)
+    if slots is None:
+        for token in q.tokens:
+            for slot, held in index.postings(token).items():
+                touched.setdefault(slot, set()).update(held)
+    else:
+        postings = [index.postings(token) for token in q.tokens]
+        for slot in slots:
+            positions: set[int] = set()
+            for posting in postings:
+                positions.update(posting.get(slot, ()))
+            touched[slot] = positions
     out = []
     for slot, positions in touched.items():
         scored = _assemble(q, index.slot(slot), sorted(positions))

@@ -99,3 +99,21 @@ def test_a_file_turning_malformed_keeps_its_last_good_entry_marked_stale(demo: P
     assert any(d.path == rel and d.severity == "error" for d in engine.catalog.diagnostics)
     doc = engine.route({"task": before.summary})
     assert doc["catalog"]["stale"] == 1
+
+
+def test_update_resolves_duplicate_ids_as_a_fresh_load_does(demo: Path) -> None:
+    engine = engine_at(demo)
+    first = demo / "docs" / "decisions" / "0500-a.md"
+    second = demo / "docs" / "decisions" / "0600-b.md"
+    first.write_text("---\nid: TW-DUP\nsummary: walrus tusk first\n---\n")
+    second.write_text("---\nid: TW-DUP\nsummary: walrus tusk second\n---\n")
+    engine.update(["docs/decisions/0500-a.md", "docs/decisions/0600-b.md"])
+    assert engine.index.get("TW-DUP").summary == "walrus tusk first"  # type: ignore[union-attr]
+    assert any("TW-DUP" in d.problem for d in engine.catalog.diagnostics)
+    _same_as_fresh(engine, demo)
+    first.unlink()
+    engine.update(["docs/decisions/0500-a.md"])
+    assert engine.index.get("TW-DUP").summary == "walrus tusk second"  # type: ignore[union-attr]
+    assert not any("TW-DUP" in d.problem for d in engine.catalog.diagnostics)
+    _same_as_fresh(engine, demo)
+    assert engine.catalog.fingerprint == engine_at(demo).catalog.fingerprint
