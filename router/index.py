@@ -118,6 +118,10 @@ class Index:
         """Return the indexed entry in `slot`."""
         return self._slots[slot]
 
+    def slot_of(self, entry_id: str) -> int:
+        """Return the slot of the entry with this id. Raises KeyError."""
+        return self._by_id[entry_id]
+
     def get(self, entry_id: str) -> Entry | None:
         """Return the entry with this id, or None."""
         slot = self._by_id.get(entry_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from router import score, text
 from router.entry import Entry
@@ -61,6 +61,14 @@ class Pointer:
 
 
 @dataclass(frozen=True, slots=True)
+class Candidate:
+    """An entry that passed the gate, with its score (used for order, never shown)."""
+
+    total: float
+    entry: Entry
+
+
+@dataclass(frozen=True, slots=True)
 class Route:
     """The answer to one task."""
 
@@ -72,7 +80,6 @@ class Route:
     pointers: tuple[Pointer, ...]
     withheld: int
     silence: str | None
-    candidates: tuple[score.Scored, ...] = field(default=())
 
     @property
     def status(self) -> str:
@@ -123,23 +130,19 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     matched = _purposes(taxonomy, q.tokens)
     need = min(request.gate_terms, len(distinctive))
     anchored_ids = {e.id for e in anchored}
-    ranked = sorted(
-        (
-            s
-            for s in score.reached(index, q, _gated(index, distinctive, need))
-            if s.indexed.entry.id not in anchored_ids
-            and admitted(s.indexed.entry)
-            and sum(1 for t in distinctive if t in s.terms) >= need
-        ),
-        key=lambda s: (-s.total, s.indexed.entry.path),
-    )
+    ranked = []
+    for total, slot in score.totals(index, q, _gated(index, distinctive, need)):
+        e = index.slot(slot).entry
+        if e.id not in anchored_ids and admitted(e):
+            ranked.append(Candidate(total, e))
+    ranked.sort(key=lambda c: (-c.total, c.entry.path))
     if not ranked and not anchored:
         if not any(admitted(i.entry) for i in index):
             return route(matched=matched, silence="filtered")
         return route(matched=matched, silence="no_document_reached")
 
-    order = _turns(ranked, taxonomy, matched, request.order)
     slots = max(0, request.budget - len(anchored))
+    order = _turns(ranked, taxonomy, matched, request.order, slots)
     total = len(ranked)
     anchor_block = [
         Pointer(
@@ -149,29 +152,30 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         )
         for e in sorted(anchored, key=lambda e: e.path)
     ]
-    rank_of = {id(s): place for place, s in enumerate(ranked, start=1)}
-    ranked_block = [
-        Pointer(
-            s.indexed.entry,
-            taxonomy.purpose_of(s.indexed.entry.kind),
-            {
-                "by": "terms",
-                "terms": [t for t in distinctive if t in s.terms],
-                "field": s.field,
-                "notes": list(s.notes),
-                "rank": rank_of[id(s)],
-                "of": total,
-            },
+    rank_of = {id(c): place for place, c in enumerate(ranked, start=1)}
+    ranked_block = []
+    for c in order[:slots]:
+        s = score.entry(q, index.slot(index.slot_of(c.entry.id)))
+        ranked_block.append(
+            Pointer(
+                c.entry,
+                taxonomy.purpose_of(c.entry.kind),
+                {
+                    "by": "terms",
+                    "terms": [t for t in distinctive if t in s.terms],
+                    "field": s.field,
+                    "notes": list(s.notes),
+                    "rank": rank_of[id(c)],
+                    "of": total,
+                },
+            )
         )
-        for s in order[:slots]
-    ]
     follow = request.strategy == "multi-hop"
     pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
     return route(
         matched=matched,
         pointers=tuple(pointers),
-        withheld=max(0, len(order) - slots),
-        candidates=tuple(ranked),
+        withheld=max(0, len(ranked) - slots),
     )
 
 
@@ -263,36 +267,41 @@ def _purposes(taxonomy: Taxonomy, tokens: Sequence[str]) -> tuple[tuple[str, int
 
 
 def _turns(
-    ranked: list[score.Scored],
+    ranked: list[Candidate],
     taxonomy: Taxonomy,
     matched: tuple[tuple[str, int], ...],
     order: str,
-) -> list[score.Scored]:
-    """Return the candidates in the order the budget takes them (DESIGN 6 step 7)."""
+    limit: int,
+) -> list[Candidate]:
+    """Return the first `limit` candidates in the order the budget takes them (DESIGN 6
+    step 7)."""
     if order == "score":
-        return list(ranked)
-    by_purpose: dict[str, dict[str, list[score.Scored]]] = {}
-    for s in ranked:  # dicts keep insertion order: groups come out by their best candidate
-        e = s.indexed.entry
-        by_purpose.setdefault(taxonomy.purpose_of(e.kind), {}).setdefault(e.kind, []).append(s)
-    sequences = {name: _round_robin(list(kinds.values())) for name, kinds in by_purpose.items()}
+        return ranked[:limit]
+    by_purpose: dict[str, dict[str, list[Candidate]]] = {}
+    for c in ranked:  # dicts keep insertion order: groups come out by their best candidate
+        kind = c.entry.kind
+        by_purpose.setdefault(taxonomy.purpose_of(kind), {}).setdefault(kind, []).append(c)
+    sequences = {
+        name: _round_robin(list(kinds.values()), limit) for name, kinds in by_purpose.items()
+    }
     names = list(sequences)
     if order == "turns":
         scored = [name for name, _ in matched if name in sequences]
         names = scored + [n for n in names if n not in scored]
-    return _round_robin([sequences[n] for n in names])
+    return _round_robin([sequences[n] for n in names], limit)
 
 
-def _round_robin(groups: list[list[score.Scored]]) -> list[score.Scored]:
-    """Return the groups' items taken one from each group in turn, groups in order."""
-    out: list[score.Scored] = []
-    depth, total = 0, sum(len(g) for g in groups)
+def _round_robin(groups: list[list[Candidate]], limit: int) -> list[Candidate]:
+    """Return the first `limit` of the groups' items taken one from each group in turn,
+    groups in order."""
+    out: list[Candidate] = []
+    depth, total = 0, min(limit, sum(len(g) for g in groups))
     while len(out) < total:
         for group in groups:
             if depth < len(group):
                 out.append(group[depth])
         depth += 1
-    return out
+    return out[:total]
 
 
 def _succession(index: Index, block: list[Pointer], follow: bool) -> list[Pointer]:

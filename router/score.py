@@ -89,6 +89,41 @@ def reached(index: Index, q: Query, slots: Iterable[int] | None = None) -> list[
     return out
 
 
+def totals(index: Index, q: Query, slots: Iterable[int] | None = None) -> list[tuple[float, int]]:
+    """Return (score, slot) for every entry some task token reaches (or `slots` only) whose
+    score is above 0: the same score `entry` gives, without its breakdown. Routes score every
+    candidate this way and build the breakdown only for the pointers they offer."""
+    postings = [(index.postings(t), w) for t, w in q.weights.items()]
+    if slots is None:
+        slots = {slot for posting, _ in postings for slot in posting}
+    task = frozenset(q.tokens)
+    out = []
+    for slot in slots:
+        sums: dict[int, float] = {}
+        for posting, weight in postings:
+            positions = posting.get(slot)
+            if positions:
+                for position in positions:
+                    sums[position] = sums.get(position, 0.0) + weight
+        fields = index.slot(slot).fields
+        tiers = [0.0, 0.0, 0.0, 0.0]
+        for position, weighted in sums.items():
+            fld = fields[position]
+            exact, phrase, per_token = TIER_WEIGHTS[fld.tier]
+            if task <= fld.tokens and fld.normal == q.normal:
+                value = exact
+            elif task <= fld.tokens and text.holds_phrase(fld.normal, q.normal):
+                value = phrase
+            else:
+                value = per_token * weighted
+            if value > tiers[fld.tier]:
+                tiers[fld.tier] = value
+        total = tiers[0] + tiers[1] + tiers[2] + tiers[3]
+        if total > 0:
+            out.append((total, slot))
+    return out
+
+
 def _assemble(q: Query, indexed: Indexed, positions: Iterable[int]) -> Scored:
     tiers = [0.0, 0.0, 0.0, 0.0]
     best_field = ["", "", "", ""]

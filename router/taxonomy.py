@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -42,7 +43,12 @@ class Taxonomy:
         for a kind the taxonomy does not map."""
         if not self.purposes:
             return IMPLICIT_PURPOSE
-        return dict(self.kinds).get(kind, "")
+        return _kind_map(self.kinds).get(kind, "")
+
+
+@functools.lru_cache(maxsize=64)
+def _kind_map(kinds: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    return dict(kinds)
 
 
 def from_table(table: Mapping[str, object], where: str) -> Taxonomy:
