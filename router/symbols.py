@@ -28,6 +28,7 @@ Choices (precision against recall):
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -51,8 +52,11 @@ _Extractor = Callable[[str], list[_Hit]]
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _JS_IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
 _IDENT_RE = re.compile(_IDENT)
-_JS_IDENT_RE = re.compile(_JS_IDENT)
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+# Statement bodies are bounded so that text full of unterminated openers (`use x` with no
+# `;`, `from m import (` with no `)`) costs O(length x bound), not O(length squared).
+_MAX_STATEMENT = 2000
+_BOUNDED = "{1," + str(_MAX_STATEMENT) + "}+"  # possessive: never backtracks
 _LINE_COMMENT = re.compile(r"//[^\n]*")
 
 
@@ -79,7 +83,7 @@ _RUST_DEF = re.compile(
     r"(?:r#)?(" + _IDENT + r")",
     re.M,
 )
-_RUST_USE = re.compile(r"^[ \t]*" + _RUST_VIS + r"use[ \t]+([^;]+);", re.M)
+_RUST_USE = re.compile(r"^[ \t]*" + _RUST_VIS + r"use[ \t]+([^;]" + _BOUNDED + r");", re.M)
 _RUST_EXTERN_CRATE = re.compile(
     r"^[ \t]*" + _RUST_VIS + r"extern[ \t]+crate[ \t]+(" + _IDENT + r")"
     r"(?:[ \t]+as[ \t]+(" + _IDENT + r"))?[ \t]*;",
@@ -87,6 +91,7 @@ _RUST_EXTERN_CRATE = re.compile(
 )
 _USE_TOKEN = re.compile(r"\s+|::|[{},*]|(?:r#)?" + _IDENT + r"|(.)", re.S)
 _RUST_PATH_KEYWORDS = frozenset({"crate", "self", "super"})
+_MAX_USE_DEPTH = 16  # deeper `{` nesting is not real code (and would exhaust the stack)
 
 
 class _BadUse(Exception):
@@ -104,6 +109,7 @@ class _UseTree:
             if not match.group(0).isspace():
                 self.tokens.append(match.group(0).removeprefix("r#"))
         self.pos = 0
+        self.depth = 0
 
     def peek(self) -> str:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else ""
@@ -149,6 +155,9 @@ class _UseTree:
             return [name]
 
     def group(self, parent: str | None) -> list[str]:
+        self.depth += 1
+        if self.depth > _MAX_USE_DEPTH:
+            raise _BadUse("nested too deep")
         found: list[str] = []
         while self.peek() != "}":
             found.extend(self.tree(parent))
@@ -157,6 +166,7 @@ class _UseTree:
             elif self.peek() != "}":
                 raise _BadUse(self.peek())
         self.take()
+        self.depth -= 1
         return found
 
 
@@ -185,12 +195,13 @@ _TS_DEF = re.compile(
     r"|var|namespace)[ \t]+)(" + _JS_IDENT + r")",
     re.M,
 )
-_TS_IMPORT = re.compile(
-    r"^[ \t]*import[ \t]+(?:type[ \t]+)?(?P<clause>[^;'\"`]+?)\s+from[ \t]*['\"]", re.M
-)
+# `import <body>'` up to the first quote; the body must then end in `from` (see _ts_imported).
+_TS_IMPORT = re.compile(r"^[ \t]*+import[ \t]++([^;'\"`]" + _BOUNDED + r")['\"]", re.M)
+_TS_FROM_TAIL = re.compile(r"\sfrom\s*+$")
+_TS_TYPE_ONLY = re.compile(r"type\s++(?=[{*A-Za-z_$])")
 _TS_CLAUSE = re.compile(
-    r"\s*(?:(?P<default>" + _JS_IDENT + r")\s*(?:,\s*)?)?"
-    r"(?:\{(?P<named>[^}]*)\}|\*\s*as\s+(?P<ns>" + _JS_IDENT + r"))?\s*",
+    r"\s*+(?:(?P<default>" + _JS_IDENT + r")\s*+(?:,\s*+)?)?"
+    r"(?:\{(?P<named>[^}]*+)\}|\*\s*+as\s++(?P<ns>" + _JS_IDENT + r"))?\s*+",
     re.S,
 )
 _TS_NAMED = re.compile(
@@ -229,21 +240,29 @@ def _ts_clause_names(clause: str) -> list[str]:
 def _ts_imported(content: str) -> list[_Hit]:
     hits: list[_Hit] = []
     for m in _TS_IMPORT.finditer(content):
-        names = _ts_clause_names(m.group("clause"))
+        body = m.group(1)
+        tail = _TS_FROM_TAIL.search(body)
+        if tail is None:
+            continue  # a side-effect import (`import "x"`) or not an import at all
+        clause = body[: tail.start()].strip()
+        type_only = _TS_TYPE_ONLY.match(clause)
+        names = _ts_clause_names(clause[type_only.end() :] if type_only else clause)
         hits.extend((m.start(), i, name) for i, name in enumerate(names))
     return hits
 
 
 # --- Go ------------------------------------------------------------------------------
 
-_GO_FUNC = re.compile(r"^func[ \t]*(?:\([^)]*\)[ \t]*)?(" + _IDENT + r")", re.M)
+_GO_FUNC = re.compile(r"^func[ \t]*+(?:\([^)\n]*+\)[ \t]*+)?(" + _IDENT + r")", re.M)
 _GO_NAME_LIST = _IDENT + r"(?:[ \t]*,[ \t]*" + _IDENT + r")*"
 _GO_DECL = re.compile(r"^(?:type|const|var)[ \t]+(" + _GO_NAME_LIST + r")", re.M)
-_GO_DECL_GROUP = re.compile(r"^(?:type|const|var)[ \t]*\((.*?)^\)", re.M | re.S)
+_GO_DECL_OPEN = re.compile(r"^(?:type|const|var)[ \t]*+\(", re.M)
+_GO_GROUP_CLOSE = re.compile(r"^\)", re.M)
 _GO_GROUP_LINE = re.compile(r"^([ \t]*)(" + _GO_NAME_LIST + r")", re.M)
 _GO_IMPORT_SPEC = r"(?:(" + _IDENT + r"|\.)[ \t]+)?[\"`]([^\"`\n]+)[\"`]"
 _GO_IMPORT = re.compile(r"^import[ \t]+" + _GO_IMPORT_SPEC, re.M)
-_GO_IMPORT_GROUP = re.compile(r"^import[ \t]*\(([^)]*)\)", re.M)
+_GO_IMPORT_OPEN = re.compile(r"^import[ \t]*+\(", re.M)
+_GO_IMPORT_CLOSE = re.compile(r"\)")
 _GO_GROUP_SPEC = re.compile(r"^[ \t]*" + _GO_IMPORT_SPEC, re.M)
 _GO_MAJOR_VERSION = re.compile(r"v[0-9]+")
 
@@ -252,17 +271,36 @@ def _split_names(names: str) -> list[str]:
     return [name.strip() for name in names.split(",")]
 
 
+def _go_groups(
+    content: str, opener: re.Pattern[str], closer: re.Pattern[str]
+) -> Iterator[tuple[int, str]]:
+    """Yield (offset, body) of each `opener ... closer` group, groups disjoint.
+
+    Closers are found once and bisected, and an opener inside the previous group is skipped
+    (Go groups do not nest), so the cost stays linear whatever the text.
+    """
+    closes = [m.start() for m in closer.finditer(content)]
+    end = -1
+    for m in opener.finditer(content):
+        if m.start() < end:
+            continue
+        index = bisect.bisect_left(closes, m.end())
+        if index == len(closes):
+            return
+        end = closes[index]
+        yield m.end(), content[m.end() : end]
+
+
 def _go_defined(content: str) -> list[_Hit]:
     hits: list[_Hit] = [(m.start(), 0, m.group(1)) for m in _GO_FUNC.finditer(content)]
     for m in _GO_DECL.finditer(content):
         hits.extend((m.start(), i, name) for i, name in enumerate(_split_names(m.group(1))))
-    for group in _GO_DECL_GROUP.finditer(content):
-        lines = list(_GO_GROUP_LINE.finditer(group.group(1)))
+    for offset, body in _go_groups(content, _GO_DECL_OPEN, _GO_GROUP_CLOSE):
+        lines = list(_GO_GROUP_LINE.finditer(body))
         if not lines:
             continue
         # Only the group's own level: struct fields nested deeper are not declarations.
         level = min(len(line.group(1)) for line in lines)
-        offset = group.start(1)
         for line in lines:
             if len(line.group(1)) == level:
                 names = _split_names(line.group(2))
@@ -287,9 +325,8 @@ def _go_imported(content: str) -> list[_Hit]:
         (m.start(), 0, _go_import_name(m.group(1), m.group(2)))
         for m in _GO_IMPORT.finditer(content)
     ]
-    for group in _GO_IMPORT_GROUP.finditer(content):
-        offset = group.start(1)
-        for m in _GO_GROUP_SPEC.finditer(group.group(1)):
+    for offset, body in _go_groups(content, _GO_IMPORT_OPEN, _GO_IMPORT_CLOSE):
+        for m in _GO_GROUP_SPEC.finditer(body):
             hits.append((offset + m.start(), 0, _go_import_name(m.group(1), m.group(2))))
     return hits
 
@@ -300,7 +337,9 @@ _PY_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(" + _IDENT + r
 _PY_CONSTANT = re.compile(r"^(_*[A-Z][A-Z0-9_]+)[ \t]*(?::[^=\n]*)?=(?!=)", re.M)
 _PY_TYPE_ALIAS = re.compile(r"^type[ \t]+(" + _IDENT + r")[^=\n]*=", re.M)
 _PY_FROM = re.compile(
-    r"^[ \t]*from[ \t]+(\.*[A-Za-z0-9_.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M
+    r"^[ \t]*+from[ \t]++(\.*+[A-Za-z0-9_.]*+)[ \t]++import[ \t]++"
+    r"(\([^)]" + _BOUNDED + r"\)|[^\n]*+)",
+    re.M,
 )
 _PY_DOTTED_AS = r"[A-Za-z_][A-Za-z0-9_.]*(?:[ \t]+as[ \t]+" + _IDENT + r")?"
 _PY_IMPORT = re.compile(
@@ -310,11 +349,6 @@ _PY_IMPORT = re.compile(
 )
 _PY_ITEM = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)(?:\s+as\s+(" + _IDENT + r"))?")
 _PY_COMMENT = re.compile(r"#[^\n]*")
-
-
-def _py_join_continuations(content: str) -> str:
-    """Return `content` with backslash line continuations blanked (offsets unchanged)."""
-    return content.replace("\\\n", "  ")
 
 
 def _py_defined(content: str) -> list[_Hit]:
@@ -338,7 +372,7 @@ def _py_items(names: str, first_segment: bool) -> Iterator[str]:
 
 
 def _py_imported(content: str) -> list[_Hit]:
-    text = _py_join_continuations(content)
+    text = content.replace("\\\n", "  ")  # join continuation lines, offsets unchanged
     hits: list[_Hit] = []
     for m in _PY_FROM.finditer(text):
         if m.group(1) == "__future__":  # compiler switches, not names the code uses
@@ -356,15 +390,14 @@ def _py_imported(content: str) -> list[_Hit]:
 
 @dataclass(frozen=True, slots=True)
 class _Language:
-    name: str
     defined: _Extractor
     imported: _Extractor
 
 
-_RUST = _Language("rust", _rust_defined, _rust_imported)
-_TYPESCRIPT = _Language("typescript", _ts_defined, _ts_imported)
-_GO = _Language("go", _go_defined, _go_imported)
-_PYTHON = _Language("python", _py_defined, _py_imported)
+_RUST = _Language(_rust_defined, _rust_imported)
+_TYPESCRIPT = _Language(_ts_defined, _ts_imported)
+_GO = _Language(_go_defined, _go_imported)
+_PYTHON = _Language(_py_defined, _py_imported)
 _ALL_LANGUAGES = (_RUST, _TYPESCRIPT, _GO, _PYTHON)
 _BY_EXTENSION = {
     extension: language
@@ -399,27 +432,17 @@ def _extract(content: str, path: str) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 
 def defined(content: str, path: str) -> tuple[str, ...]:
-    """Return the symbols `content` defines, in first-occurrence order, deduplicated.
-
-    The language comes from `path`'s extension (with the all-languages fallback described
-    in the module docstring). Never raises.
-    """
+    """Return what `content` defines (language by `path`), first occurrence first; no raise."""
     return _extract(content, path)[0]
 
 
 def imported(content: str, path: str) -> tuple[str, ...]:
-    """Return the names `content` imports (aliases where given), first-occurrence order.
-
-    Unlike `classify`, a name that is also defined is still listed here. Never raises.
-    """
+    """Return the names `content` imports, first occurrence first (also defined ones); no raise."""
     return _extract(content, path)[1]
 
 
 def classify(content: str, path: str) -> Symbols:
-    """Return defined and imported symbols; a name both defined and imported is defined only.
-
-    Never raises.
-    """
+    """Return defined and imported symbols, a name in both counting as defined; no raise."""
     defs, imps = _extract(content, path)
     own = set(defs)
     return Symbols(defined=defs, imported=tuple(name for name in imps if name not in own))
