@@ -24,6 +24,7 @@ from router import __version__, paths
 from router.errors import DaemonError, RequestError
 
 VERSION_HEADER = "X-Kroute-Version"
+SOURCE_HEADER = "X-Kroute-Source"  # who emits the route, for the shadow log
 START_WAIT = 10.0  # seconds a fresh daemon may take to load its catalog and listen
 STOP_WAIT = 3.0
 POLL = 0.01
@@ -122,6 +123,7 @@ def call(
     *,
     timeout: float = 5.0,
     version: str = __version__,
+    source: str = "socket",
 ) -> Reply:
     """Send one request and return the reply. Raises DaemonError when the socket cannot be
     reached or the daemon does not answer within `timeout` seconds."""
@@ -129,7 +131,7 @@ def call(
     head = (
         f"{method} {path} HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-        f"{VERSION_HEADER}: {version}\r\n\r\n"
+        f"{VERSION_HEADER}: {version}\r\n{SOURCE_HEADER}: {source}\r\n\r\n"
     ).encode("ascii")
     deadline = time.monotonic() + timeout
     try:
@@ -182,17 +184,15 @@ def _parse(raw: bytes) -> Reply:
 # -- lifecycle ------------------------------------------------------------------------------------
 
 
-def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int:
-    """Start a detached daemon for the target and wait until it answers. Returns its pid.
-
-    Its output goes to the log file in the state dir. Raises DaemonError when it does not
-    come up within `wait` seconds."""
+def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start a detached daemon for the target without waiting for it. Its output goes to
+    the log file in the state dir."""
     paths.private_dir(t.places.log.parent)
     command = [sys.executable, "-m", "router", "serve", "--catalog", str(t.root)]
     if t.config_file is not None:
         command += ["--config", str(t.config_file)]
     with open(t.places.log, "ab") as log:
-        child = subprocess.Popen(
+        return subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -201,6 +201,30 @@ def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int
             env=dict(env),
             cwd=str(t.root),
         )
+
+
+def respawn(t: Target, env: Mapping[str, str]) -> None:
+    """Replace the target's daemon from a detached process (`kroute restart`), without
+    waiting: for hooks, which must not block on a slow stop."""
+    command = [sys.executable, "-m", "router", "restart", "--catalog", str(t.root)]
+    if t.config_file is not None:
+        command += ["--config", str(t.config_file)]
+    subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=dict(env),
+        cwd=str(t.root),
+    )
+
+
+def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int:
+    """Start a detached daemon for the target and wait until it answers. Returns its pid.
+
+    Raises DaemonError when it does not come up within `wait` seconds."""
+    child = spawn(t, env)
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if child.poll() is not None:
@@ -263,17 +287,18 @@ def ask(
     *,
     timeout: float = 5.0,
     version: str = __version__,
+    source: str = "socket",
 ) -> Any:
     """Return the decoded answer of POST `path`, starting or replacing the daemon as needed.
 
     A daemon of another version answers 409 `restart`: it is replaced and asked again.
     Raises DaemonError when no daemon can serve, or it answers with an error."""
     ensure(t, env, version)
-    reply = call(t, "POST", path, body, timeout=timeout, version=version)
+    reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
     if reply.status == 409:
         stop(t)
         start(t, env)
-        reply = call(t, "POST", path, body, timeout=timeout, version=version)
+        reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
     document = reply.json()
     if reply.status != 200:
         error = document.get("error", {}) if isinstance(document, dict) else {}

@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 import traceback
+import urllib.parse
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -26,12 +27,14 @@ from typing import Any
 
 import orjson
 
-from router import __version__, catalog, intent, paths, watch
-from router.client import VERSION_HEADER
+from router import __version__, catalog, hook, intent, paths, watch
+from router import handler as route_handler
+from router.client import SOURCE_HEADER, VERSION_HEADER
 from router.config import Config
 from router.engine import Engine
 from router.errors import KrouteError, RequestError
 
+HOOK_PREFIX = "/v1/hook/"
 BODY_CAP = 1024 * 1024
 RELEVANCE_BODY_CAP = 4 * 1024 * 1024
 IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
@@ -70,6 +73,7 @@ class Service:
         self.routes = 0
         self.updates = 0
         self.stop = threading.Event()
+        self.recorder = route_handler.Recorder(places.state, places.key)
         self.routes_table: dict[str, dict[str, Handler]] = {
             "/v1/route": {"POST": Service.route},
             "/v1/explain": {"POST": Service.explain},
@@ -83,11 +87,16 @@ class Service:
 
     # -- dispatch ----------------------------------------------------------------------------
 
-    def dispatch(self, method: str, path: str, body: bytes) -> tuple[int, Any]:
-        """Return (status, document) for one request. Never raises: every failure becomes
-        an error document with its status."""
+    def dispatch(
+        self, method: str, path: str, body: bytes, source: str = "socket"
+    ) -> tuple[int, Any]:
+        """Return (status, document) for one request; a hook answer is text (str). Never
+        raises: every failure becomes an error document with its status."""
         try:
-            methods = self.routes_table.get(path.split("?", 1)[0])
+            path, _, query = path.partition("?")
+            if path.startswith(HOOK_PREFIX):
+                return self.hook(method, path, body, urllib.parse.parse_qs(query))
+            methods = self.routes_table.get(path)
             if methods is None:
                 raise HttpError(404, "not_found", f"no endpoint {path}; see GET /v1/status")
             handler = methods.get(method)
@@ -96,6 +105,11 @@ class Service:
                 raise HttpError(405, "method_not_allowed", f"{path} takes {allowed}")
             payload = _decode(body) if method == "POST" else None
             with self.lock:
+                if handler is Service.route:
+                    self.routes += 1
+                    return 200, route_handler.route(
+                        self.engine, _object(payload), self.recorder, source
+                    )
                 return handler(self, payload)
         except HttpError as error:
             return error.status, _error(error.code, error.message)
@@ -107,9 +121,25 @@ class Service:
             traceback.print_exc(file=sys.stderr)
             return 500, _error("internal", "the daemon failed on this request; see its log")
 
-    def route(self, body: Any) -> tuple[int, Any]:
-        self.routes += 1
-        return 200, self.engine.route(_object(body))
+    def route(self, body: Any) -> tuple[int, Any]:  # dispatched with its source above
+        raise NotImplementedError
+
+    def hook(
+        self, method: str, path: str, body: bytes, query: Mapping[str, list[str]]
+    ) -> tuple[int, Any]:
+        """Answer `POST /v1/hook/<harness>/<event>[?mode=shadow]` with exactly what the hook
+        prints."""
+        parts = path[len(HOOK_PREFIX) :].split("/")
+        if len(parts) != 2 or parts[1] not in hook.EVENTS.get(parts[0], ()):
+            raise HttpError(404, "not_found", f"no hook {path}; known: {_known_hooks()}")
+        if method != "POST":
+            raise HttpError(405, "method_not_allowed", f"{path} takes POST")
+        with self.lock:
+            self.routes += 1
+            modes = query.get("mode") or []
+            mode = modes[0] if modes else None
+            text = route_handler.respond(self.engine, parts[0], parts[1], body, self.recorder, mode)
+            return 200, text
 
     def explain(self, body: Any) -> tuple[int, Any]:
         return 200, self.engine.explain(_object(body))
@@ -119,8 +149,7 @@ class Service:
         text = body.get("text", body.get("task"))
         if not isinstance(text, str):
             raise RequestError("`text` is missing or not text", 'Send {"text": "..."}')
-        defaults = intent.defaults_from_config(_strategies(self.config))
-        return 200, intent.as_dict(intent.classify(text, defaults))
+        return 200, intent.as_dict(intent.classify(text, self.engine.intent_defaults))
 
     def relevance(self, body: Any) -> tuple[int, Any]:
         from router import relevance
@@ -231,9 +260,12 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # one line per request would drown the log; errors are logged where they occur
 
     def _answer(self, status: int, document: Any, elapsed: float | None = None) -> None:
-        payload = orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+        if isinstance(document, str):  # a hook's output, printed as it is
+            payload, kind = document.encode("utf-8"), "text/plain; charset=utf-8"
+        else:
+            payload, kind = orjson.dumps(document, option=orjson.OPT_SORT_KEYS), "application/json"
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(payload)))
         if elapsed is not None:  # time spent answering inside the daemon, for benchmarks
             self.send_header("Server-Timing", f"app;dur={elapsed * 1000:.3f}")
@@ -275,7 +307,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body = self.rfile.read(length) if length else b""
         began = time.perf_counter()
-        status, document = service.dispatch(self.command, path, body)
+        source = self.headers.get(SOURCE_HEADER) or "socket"
+        status, document = service.dispatch(self.command, path, body, source[:40])
         self._answer(status, document, time.perf_counter() - began)
         if path == "/v1/shutdown" and status == 200:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
@@ -381,6 +414,10 @@ def _write_status(places: paths.Places, config: Config, version: str, started_at
     os.replace(temporary, places.status)
 
 
+def _known_hooks() -> str:
+    return ", ".join(f"{h}/{e}" for h, events in hook.EVENTS.items() for e in events)
+
+
 def _decode(body: bytes) -> Any:
     try:
         return orjson.loads(body) if body else None
@@ -396,11 +433,6 @@ def _object(body: Any) -> Mapping[str, Any]:
 
 def _error(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
-
-
-def _strategies(config: Config) -> Mapping[str, object]:
-    table = config.intent.get("strategies", {})
-    return table if isinstance(table, dict) else {}
 
 
 def _now() -> str:

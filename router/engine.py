@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
-from router import __version__, catalog, pattern, render, score
+from router import __version__, catalog, intent, pattern, relevance, render, score, symbols
 from router import route as routing
 from router.catalog import Catalog
 from router.config import Config
@@ -26,6 +29,7 @@ class Engine:
 
     def __init__(self, config: Config, cat: Catalog, version: str = __version__) -> None:
         self.config = config
+        self.intent_defaults = intent.defaults_from_config(_strategies(config))
         self.catalog = cat
         self.version = version
         self.index = Index(cat.entries)
@@ -56,6 +60,11 @@ class Engine:
             paths = [paths]
         if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
             raise RequestError("`paths` must be a list of file paths", 'Send "paths": ["src/a.py"]')
+        strategy = _text(body, "strategy")
+        if strategy is not None and strategy != "auto" and strategy not in intent.DEFAULTS:
+            raise RequestError(
+                f"strategy is {strategy!r}", f"Use auto or one of {', '.join(intent.DEFAULTS)}"
+            )
         return routing.check(
             routing.Request(
                 task=task,
@@ -67,21 +76,94 @@ class Engine:
                 kind=_text(body, "kind"),
                 purpose=_text(body, "purpose"),
                 paths=tuple(paths),
-                strategy=_text(body, "strategy"),
+                strategy=strategy,
                 root=str(self.config.root),
+                focus=self.focus(body.get("focus")),
             )
         )
 
     def route(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Return the route document (DESIGN 7) of a decoded JSON request. Raises
-        RequestError for a malformed request."""
-        return self.document(self.assemble(self.request(body)))
+        RequestError for a malformed request.
+
+        With `strategy: "auto"` the task is classified (DESIGN 9): the budget comes from the
+        strategy unless the request gives one, and the intent is recorded in the answer."""
+        request = self.request(body)
+        classified = None
+        if body.get("strategy") == "auto":
+            classified = intent.classify(request.task, self.intent_defaults)
+            budget = request.budget
+            if body.get("budget") is None and classified.skip != "short":
+                budget = classified.token_budget
+            request = replace(request, strategy=classified.strategy, budget=budget)
+        answer = self.assemble(request)
+        extra: dict[str, Any] = {}
+        if request.focus is not None:
+            extra["filtered_by_focus"] = answer.filtered_by_focus
+        return self.document(
+            answer, intent=intent.as_dict(classified) if classified else None, **extra
+        )
+
+    def orientation(self) -> dict[str, Any]:
+        """Return what a session start shows: roots, entries by kind, always-apply entries."""
+        kinds = Counter(e.kind for e in self.index.entries())
+        return {
+            "entries": len(self.index),
+            "kinds": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "roots": [r for r in self.config.roots if (self.config.root / r).exists()],
+            "always_apply": [
+                {"path": e.path, "summary": e.summary}
+                for e in self.index.entries()
+                if e.always_apply
+            ],
+        }
+
+    def focus(self, value: Any) -> relevance.Focus | None:
+        """Return the focus of a request: `{"path", "content"?}` or a path. The file is read
+        only when it lies inside the repository (and under 1 MiB); elsewhere only its path
+        counts. Raises RequestError for a malformed focus."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = {"path": value}
+        if not isinstance(value, Mapping) or not isinstance(value.get("path"), str):
+            raise RequestError('`focus` must be a path or {"path": ...}', "Fix the focus")
+        path = value["path"]
+        content = value.get("content")
+        if content is None:
+            content = self._read_inside(path)
+        if not isinstance(content, str):
+            raise RequestError("`focus.content` must be text", "Send the file's text or omit it")
+        relative = path
+        absolute = Path(path)
+        if absolute.is_absolute():
+            try:
+                relative = absolute.resolve().relative_to(self.config.root).as_posix()
+            except (OSError, ValueError):
+                relative = path
+        found = symbols.classify(content, relative)
+        return relevance.Focus(relative, content, found.defined, found.imported)
+
+    def _read_inside(self, path: str) -> str:
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            candidate = self.config.root / candidate
+        try:
+            resolved = candidate.resolve()
+            resolved.relative_to(self.config.root)
+            if resolved.stat().st_size > catalog.MAX_FILE_BYTES:
+                return ""
+            return resolved.read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return ""
 
     def assemble(self, request: routing.Request) -> routing.Route:
         """Return the route of a validated request."""
         return routing.assemble(self.index, self.config.taxonomy, request)
 
-    def document(self, answer: routing.Route, **extra: Any) -> dict[str, Any]:
+    def document(
+        self, answer: routing.Route, intent: Mapping[str, Any] | None = None, **extra: Any
+    ) -> dict[str, Any]:
         """Return the JSON document of a route."""
         return render.route_json(
             answer,
@@ -89,6 +171,7 @@ class Engine:
             fingerprint=self.catalog.fingerprint,
             entries=len(self.index),
             stale=len(self.catalog.stale),
+            intent=intent,
             extra=extra or None,
         )
 
@@ -168,6 +251,12 @@ def _owners(cat: Catalog) -> dict[str, list[str]]:
         for item in cat.files[path].entries:
             owners.setdefault(item.id, []).append(path)
     return owners
+
+
+def _strategies(config: Config) -> Mapping[str, object]:
+    """Return the config's [intent.strategies] table ({} when absent)."""
+    table = config.intent.get("strategies", {})
+    return table if isinstance(table, Mapping) else {}
 
 
 def _text(body: Mapping[str, Any], name: str) -> str | None:

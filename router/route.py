@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from router import score, text
+from router import relevance, score, text
 from router.entry import Entry
 from router.errors import RequestError
 from router.index import Index
@@ -39,6 +39,8 @@ class Request:
     paths: tuple[str, ...] = ()
     strategy: str | None = None
     root: str = ""  # absolute repository root, to make absolute task paths relative
+    focus: relevance.Focus | None = None  # the file an agent is about to touch (DESIGN 8)
+    threshold: float = relevance.DEFAULT_THRESHOLD
 
     def filters(self) -> dict[str, str | None]:
         """Return the filters by name."""
@@ -80,6 +82,7 @@ class Route:
     pointers: tuple[Pointer, ...]
     withheld: int
     silence: str | None
+    filtered_by_focus: int = 0
 
     @property
     def status(self) -> str:
@@ -136,9 +139,16 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         if e.id not in anchored_ids and admitted(e):
             ranked.append(Candidate(total, e))
     ranked.sort(key=lambda c: (-c.total, c.entry.path))
+    dropped = 0
+    if request.focus is not None:
+        focus = request.focus
+        kept_anchored = [e for e in anchored if _about(focus, e, request.threshold)]
+        kept_ranked = [c for c in ranked if _about(focus, c.entry, request.threshold)]
+        dropped = len(anchored) - len(kept_anchored) + len(ranked) - len(kept_ranked)
+        anchored, ranked = kept_anchored, kept_ranked
     if not ranked and not anchored:
-        if not any(admitted(i.entry) for i in index):
-            return route(matched=matched, silence="filtered")
+        if dropped or not any(admitted(i.entry) for i in index):
+            return route(matched=matched, silence="filtered", filtered_by_focus=dropped)
         return route(matched=matched, silence="no_document_reached")
 
     slots = max(0, request.budget - len(anchored))
@@ -176,7 +186,20 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         matched=matched,
         pointers=tuple(pointers),
         withheld=max(0, len(ranked) - slots),
+        filtered_by_focus=dropped,
     )
+
+
+def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
+    """Return whether an entry is about what the focus file defines, not merely about what
+    it imports: the entry read as a chunk (source: its governs targets and path; text: title,
+    summary and routing fields) scores at least the threshold."""
+    routing = e.routing
+    words = [e.title, e.summary, *routing.problem_spaces, *routing.capabilities]
+    words += [*routing.domains, *routing.clusters]
+    chunk = relevance.Chunk(" ".join([*e.governs, e.path]), e.id, " ".join(w for w in words if w))
+    kept, _ = relevance.split(focus, [chunk], threshold)
+    return bool(kept)
 
 
 def _gated(index: Index, distinctive: Sequence[str], need: int) -> list[int] | None:

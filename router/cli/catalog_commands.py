@@ -1,11 +1,8 @@
-"""The `kroute` command line. The only module that imports click.
-
-Every error the router raises on purpose reaches one handler (`_Group.invoke`), which prints
-`Error: <what happened>. <what to do>` and exits 1; usage errors exit 2.
-"""
+"""`kroute route | check | init | eval | intent | relevance`: the catalog and its routes."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections import Counter
@@ -14,82 +11,34 @@ from pathlib import Path
 from typing import Any
 
 import click
-import orjson
 
-from router import __version__, client, config, daemon, evaluate, render
+from router import (
+    client,
+    config,
+    evaluate,
+    handler,
+    intent,
+    relevance,
+    render,
+)
+from router.cli import (
+    catalog_option,
+    color_wanted,
+    config_option,
+    emit_json,
+    json_option,
+    main,
+    resolve_config,
+)
 from router.config import Config
 from router.engine import Engine
 from router.errors import DaemonError, KrouteError
 
-JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
-
-
-class _Group(click.Group):
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except KrouteError as error:
-            raise click.ClickException(str(error)) from None
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="kroute")
-def main() -> None:
-    """Decide which few documents of a repository's knowledge catalog an agent should read
-    before it acts, and say why each one was chosen."""
-
-
-# -- shared options ---------------------------------------------------------------------------
-
-catalog_option = click.option(
-    "--catalog",
-    "catalog_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Catalog directory (default: the repository found from here).",
-)
-config_option = click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="kroute.toml to use (default: $KROUTE_CONFIG, else found by walking up).",
-)
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-
-
-def resolve_config(catalog_dir: Path | None, config_file: Path | None) -> Config:
-    """Return the configuration the options and the environment name (DESIGN 4.1).
-
-    Raises ConfigError (a KrouteError) for a missing or invalid file."""
-    if config_file is None and os.environ.get("KROUTE_CONFIG"):
-        config_file = Path(os.environ["KROUTE_CONFIG"])
-    if catalog_dir is not None:
-        if not catalog_dir.is_dir():
-            raise click.BadParameter(f"{catalog_dir} is not a directory", param_hint="--catalog")
-        root = catalog_dir.resolve()
-        if config_file is None and (root / config.FILE_NAME).is_file():
-            config_file = root / config.FILE_NAME
-        return config.load(config_file, root) if config_file else config.bare(root)
-    if config_file is not None:
-        return config.load(config_file)
-    found = config.discover(Path.cwd())
-    return config.load(found) if found else config.bare(Path.cwd().resolve())
-
-
-def emit_json(document: object) -> None:
-    """Print a document as sorted, indented JSON."""
-    click.echo(orjson.dumps(document, option=JSON_OPTIONS).decode("utf-8"))
+# -- commands ----------------------------------------------------------------------------------
 
 
 def _count(n: int, one: str, many: str = "") -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
-def color_wanted() -> bool:
-    """Return whether to color: only on a terminal, and never with NO_COLOR set."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-
-
-# -- commands ----------------------------------------------------------------------------------
 
 
 @main.command()
@@ -106,6 +55,14 @@ def color_wanted() -> bool:
 @click.option("--purpose", help="Only entries whose kind serves this purpose.")
 @click.option("--order", type=click.Choice(["diverse", "turns", "score"]), help="Turn order.")
 @click.option("--path", "paths", multiple=True, help="A file the task is about (an anchor).")
+@click.option("--focus", help="The file about to be touched: drop entries only about its imports.")
+@click.option(
+    "--strategy",
+    type=click.Choice(
+        ["auto", "lookup", "lexical", "verification", "multi-hop", "global", "deep-reason"]
+    ),
+    help="Retrieval strategy; auto classifies the task (DESIGN 9).",
+)
 @click.option("--no-daemon", is_flag=True, help="Route in this process; never start a daemon.")
 def route(
     task: str,
@@ -121,6 +78,8 @@ def route(
     purpose: str | None,
     order: str | None,
     paths: tuple[str, ...],
+    focus: str | None,
+    strategy: str | None,
     no_daemon: bool,
 ) -> None:
     """Route TASK (or `-` to read it from stdin) to the documents worth reading."""
@@ -134,7 +93,17 @@ def route(
         body: dict[str, Any] = {"task": task, "limit": limit, **filters}
         emit_json(_answer(cfg, "/v1/explain", body, no_daemon))
         return
-    body = {"task": task, "budget": budget, "order": order, "paths": list(paths), **filters}
+    if focus is not None:  # relative to where the command runs, as a shell user means it
+        focus = str(Path(focus).resolve())
+    body = {
+        "task": task,
+        "budget": budget,
+        "order": order,
+        "paths": list(paths),
+        "focus": focus,
+        "strategy": strategy,
+        **filters,
+    }
     document = _answer(cfg, "/v1/route", body, no_daemon)
     if as_json:
         emit_json(document)
@@ -149,11 +118,13 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
     if not no_daemon:
         target = client.target(cfg.root, cfg.file, os.environ)
         try:
-            return client.ask(target, os.environ, endpoint, body)
+            return client.ask(target, os.environ, endpoint, body, source="cli")
         except DaemonError as error:
             click.echo(f"note: routed in process ({error})", err=True)
     engine = Engine.load(cfg)
-    return engine.explain(body) if endpoint == "/v1/explain" else engine.route(body)
+    if endpoint == "/v1/explain":
+        return engine.explain(body)
+    return handler.route(engine, body, handler.recorder(engine, os.environ), "cli")
 
 
 def _colored(text: str) -> str:
@@ -278,82 +249,48 @@ def eval_command(
         sys.exit(1)
 
 
-# -- the daemon --------------------------------------------------------------------------------
+# -- intent and relevance ----------------------------------------------------------------------
 
 
-@main.command()
-@catalog_option
-@config_option
-def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
-    """Run the daemon in the foreground (logs on stderr)."""
-    sys.exit(daemon.serve(resolve_config(catalog_dir, config_file), os.environ))
-
-
-def _target(catalog_dir: Path | None, config_file: Path | None) -> client.Target:
-    cfg = resolve_config(catalog_dir, config_file)
-    return client.target(cfg.root, cfg.file, os.environ)
-
-
-@main.command()
-@catalog_option
-@config_option
-def start(catalog_dir: Path | None, config_file: Path | None) -> None:
-    """Start the daemon for this repository in the background."""
-    target = _target(catalog_dir, config_file)
-    current, sentence = client.state(target)
-    if current == "running":
-        click.echo(f"already running: {sentence}")
-        return
-    client.ensure(target, os.environ)
-    click.echo(f"started: {client.state(target)[1]}")
-
-
-@main.command()
-@catalog_option
-@config_option
-def stop(catalog_dir: Path | None, config_file: Path | None) -> None:
-    """Stop this repository's daemon."""
-    target = _target(catalog_dir, config_file)
-    _, sentence = client.state(target)
-    if client.stop(target):
-        click.echo("stopped")
-    else:
-        click.echo(f"not running: {sentence}")
-
-
-@main.command()
-@catalog_option
-@config_option
-def restart(catalog_dir: Path | None, config_file: Path | None) -> None:
-    """Stop this repository's daemon and start a fresh one."""
-    target = _target(catalog_dir, config_file)
-    client.stop(target)
-    client.start(target, os.environ)
-    click.echo(f"restarted: {client.state(target)[1]}")
-
-
-@main.command()
-@catalog_option
+@main.command(name="intent")
+@click.argument("text")
 @config_option
 @json_option
-def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> None:
-    """Say whether this repository's daemon runs, and what it serves. Exit 1 when it does not
-    run."""
-    target = _target(catalog_dir, config_file)
-    current, sentence = client.state(target)
-    report: dict[str, Any] = {"state": current, "says": sentence}
-    if current == "running":
-        reply = client.call(target, "GET", "/v1/status", timeout=2.0)
-        report.update(reply.json())
+def intent_command(text: str, config_file: Path | None, as_json: bool) -> None:
+    """Classify TEXT (or `-` for stdin): strategy, budget, depth, confidence (DESIGN 9)."""
+    if text == "-":
+        text = sys.stdin.read()
+    cfg = resolve_config(None, config_file)
+    table = cfg.intent.get("strategies", {})
+    defaults = intent.defaults_from_config(table if isinstance(table, dict) else {})
+    classified = intent.classify(text, defaults)
     if as_json:
-        emit_json(report)
-    elif current == "running":
-        click.echo(
-            f"running: pid {report['pid']}, {report['entries']} entries, "
-            f"{report['routes']} routes served, up {report['uptime_s']:.0f} s\n"
-            f"  root {report['root']}\n  socket {report['socket']}"
-        )
+        emit_json(intent.as_dict(classified))
     else:
-        click.echo(f"{current}: {sentence}")
-    if current != "running":
-        sys.exit(1)
+        click.echo(intent.taper(classified))
+
+
+@main.command(name="relevance")
+@click.argument("request_file")
+@click.option("--threshold", type=float, help="Keep chunks at or above this (default 0.3).")
+@json_option
+def relevance_command(request_file: str, threshold: float | None, as_json: bool) -> None:
+    """Score chunks against a focus file (adjacency pollution, DESIGN 8). REQUEST_FILE (or
+    `-`) holds {focus: {path, content?}, chunks: [{source, doc_id, text}], threshold?}."""
+    raw = sys.stdin.read() if request_file == "-" else Path(request_file).read_text("utf-8")
+    try:
+        body = json.loads(raw)
+    except ValueError as error:
+        raise KrouteError(f"the request is not valid JSON: {error}", "Fix the request") from None
+    if threshold is not None and isinstance(body, dict):
+        body["threshold"] = threshold
+    focus, chunks, limit = relevance.parse_request(body)
+    answer = relevance.answer(focus, chunks, limit)
+    if as_json:
+        emit_json(answer)
+        return
+    for verdict in ("kept", "dropped"):
+        for chunk in answer[verdict]:  # type: ignore[attr-defined]
+            reasons = ", ".join(chunk["reasons"]) or "no signal"
+            label = chunk.get("doc_id") or chunk.get("source") or "chunk"
+            click.echo(f"{verdict:<8}{chunk['relevance']:>8.2f}  {label}  ({reasons})")

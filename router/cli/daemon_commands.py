@@ -1,0 +1,191 @@
+"""`kroute serve | start | stop | restart | status | install | precommit`: the daemon, the
+hooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from router import (
+    __version__,
+    client,
+    daemon,
+    gitstage,
+    handler,
+)
+from router import install as install_module
+from router.cli import (
+    catalog_option,
+    config_option,
+    emit_json,
+    json_option,
+    main,
+    resolve_config,
+)
+from router.engine import Engine
+from router.errors import DaemonError, KrouteError
+
+# -- the daemon --------------------------------------------------------------------------------
+
+
+@main.command()
+@catalog_option
+@config_option
+def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Run the daemon in the foreground (logs on stderr)."""
+    sys.exit(daemon.serve(resolve_config(catalog_dir, config_file), os.environ))
+
+
+def _target(catalog_dir: Path | None, config_file: Path | None) -> client.Target:
+    cfg = resolve_config(catalog_dir, config_file)
+    return client.target(cfg.root, cfg.file, os.environ)
+
+
+@main.command()
+@catalog_option
+@config_option
+def start(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Start the daemon for this repository in the background."""
+    target = _target(catalog_dir, config_file)
+    current, sentence = client.state(target)
+    if current == "running":
+        click.echo(f"already running: {sentence}")
+        return
+    client.ensure(target, os.environ)
+    click.echo(f"started: {client.state(target)[1]}")
+
+
+@main.command()
+@catalog_option
+@config_option
+def stop(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Stop this repository's daemon."""
+    target = _target(catalog_dir, config_file)
+    _, sentence = client.state(target)
+    if client.stop(target):
+        click.echo("stopped")
+    else:
+        click.echo(f"not running: {sentence}")
+
+
+@main.command()
+@catalog_option
+@config_option
+def restart(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Stop this repository's daemon and start a fresh one."""
+    target = _target(catalog_dir, config_file)
+    client.stop(target)
+    client.start(target, os.environ)
+    click.echo(f"restarted: {client.state(target)[1]}")
+
+
+@main.command()
+@catalog_option
+@config_option
+@json_option
+def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> None:
+    """Say whether this repository's daemon runs, and what it serves. Exit 1 when it does not
+    run."""
+    target = _target(catalog_dir, config_file)
+    current, sentence = client.state(target)
+    report: dict[str, Any] = {"state": current, "says": sentence}
+    if current == "running":
+        reply = client.call(target, "GET", "/v1/status", timeout=2.0)
+        report.update(reply.json())
+    if as_json:
+        emit_json(report)
+    elif current == "running":
+        click.echo(
+            f"running: pid {report['pid']}, {report['entries']} entries, "
+            f"{report['routes']} routes served, up {report['uptime_s']:.0f} s\n"
+            f"  root {report['root']}\n  socket {report['socket']}"
+        )
+    else:
+        click.echo(f"{current}: {sentence}")
+    if current != "running":
+        sys.exit(1)
+
+
+# -- hooks -------------------------------------------------------------------------------------
+
+
+@main.group()
+def install() -> None:
+    """Wire kroute's hooks into Claude Code or git (idempotent; merges, never clobbers)."""
+
+
+@install.command(name="claude")
+@click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json")
+@click.option(
+    "--project", "scope", flag_value="project", default=True, help=".claude/settings.json"
+)
+@click.option("--shadow", is_flag=True, help="Log what would be injected; inject nothing.")
+@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+def install_claude(scope: str, shadow: bool, dry_run: bool) -> None:
+    """Add the UserPromptSubmit, SessionStart and PreToolUse hooks to Claude Code."""
+    if scope == "user":
+        settings = Path(os.environ.get("HOME", str(Path.home()))) / ".claude" / "settings.json"
+    else:
+        settings = resolve_config(None, None).root / ".claude" / "settings.json"
+    hook_bin = Path(sys.executable).with_name("kroute-hook")
+    _carry_out(install_module.plan_claude(settings, hook_bin, __version__, shadow), dry_run)
+
+
+@install.command(name="git")
+@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+def install_git(dry_run: bool) -> None:
+    """Add the pre-commit hook (a pre-commit hook already there keeps running first)."""
+    plan = install_module.plan_git(Path.cwd(), Path(sys.executable).with_name("kroute"))
+    _carry_out(plan, dry_run)
+
+
+def _carry_out(plan: install_module.Plan, dry_run: bool) -> None:
+    if not plan.changes:
+        click.echo(f"{plan.path} already up to date")
+        return
+    click.echo(plan.diff(), nl=False)
+    if dry_run:
+        click.echo("(dry run: nothing written)")
+        return
+    plan.apply()
+    click.echo(f"wrote {plan.path}")
+
+
+@main.command(hidden=True)
+def precommit() -> None:
+    """Run by the git pre-commit hook: pointers for staged governed paths (advisory, on
+    stderr), and a check of staged catalog files (exit 1 on errors)."""
+    cfg = resolve_config(None, None)
+    staged = gitstage.staged(cfg.root)
+    if not staged:
+        return
+    payload = json.dumps({"task": "", "paths": staged}).encode("utf-8")
+    text = ""
+    target = client.target(cfg.root, cfg.file, os.environ)
+    if client.state(target)[0] == "running":
+        try:
+            reply = client.call(target, "POST", "/v1/hook/git/pre-commit", payload, timeout=2.0)
+            text = reply.body.decode("utf-8") if reply.status == 200 else ""
+        except DaemonError:
+            text = ""
+    else:
+        engine = Engine.load(cfg)
+        text = handler.respond(
+            engine, "git", "pre-commit", payload, handler.recorder(engine, os.environ)
+        )
+    if text:
+        click.echo("kroute: documents governing staged files:\n" + text.rstrip("\n"), err=True)
+    problems = gitstage.check(cfg, staged)
+    for d in problems:
+        where = f"{d.path}:{d.line}" if d.line is not None else d.path
+        click.echo(f"kroute: {where}: error: {d.problem}", err=True)
+    if problems:
+        raise KrouteError(
+            "the commit is blocked by errors in staged catalog files",
+            "Fix them, or commit with KROUTE_SKIP=1 to bypass",
+        )

@@ -1,0 +1,152 @@
+"""`kroute shadow path | tail | stats | diff | replay | report`: reviewing the shadow log."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from router import (
+    paths,
+    shadow,
+)
+from router.cli import (
+    catalog_option,
+    config_option,
+    emit_json,
+    json_option,
+    main,
+    resolve_config,
+)
+from router.engine import Engine
+from router.errors import KrouteError
+
+# -- the shadow log ----------------------------------------------------------------------------
+
+
+@main.group(name="shadow")
+def shadow_group() -> None:
+    """Review the shadow log: every route emitted, and whether it was injected."""
+
+
+def _log_dir(catalog_dir: Path | None, config_file: Path | None) -> Path:
+    cfg = resolve_config(catalog_dir, config_file)
+    return shadow.log_dir(paths.state_dir(os.environ), paths.key(cfg.root, cfg.file))
+
+
+def _records(catalog_dir: Path | None, config_file: Path | None, since: str | None) -> list[Any]:
+    directory = _log_dir(catalog_dir, config_file)
+    if not directory.is_dir():
+        raise KrouteError(
+            f"no shadow log yet at {directory}", "Route something first (hooks, socket or CLI)"
+        )
+    reading = shadow.read(directory, since)
+    records = list(reading)
+    if reading.skipped:
+        click.echo(f"note: {len(reading.skipped)} unreadable line(s) skipped", err=True)
+    return records
+
+
+since_option = click.option("--since", help="Only records at or after this date (YYYY-MM-DD).")
+
+
+@shadow_group.command(name="path")
+@catalog_option
+@config_option
+def shadow_path(catalog_dir: Path | None, config_file: Path | None) -> None:
+    """Print the directory of this repository's shadow log."""
+    click.echo(str(_log_dir(catalog_dir, config_file)))
+
+
+@shadow_group.command(name="tail")
+@click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True)
+@catalog_option
+@config_option
+@json_option
+def shadow_tail(
+    count: int, catalog_dir: Path | None, config_file: Path | None, as_json: bool
+) -> None:
+    """Print the last records."""
+    records = shadow.tail(_records(catalog_dir, config_file, None), count)
+    if as_json:
+        emit_json(records)
+        return
+    for r in records:
+        pointers = ", ".join(p["id"] for p in r.get("pointers") or []) or r.get("skip") or "silent"
+        click.echo(f"{r['at']}  {r['source']:<26} {r.get('task', '')[:60]!r} -> {pointers}")
+
+
+@shadow_group.command(name="stats")
+@since_option
+@catalog_option
+@config_option
+@json_option
+def shadow_stats(
+    since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
+) -> None:
+    """Routes, silence and injection rates, pointers per route, latency, by engine version."""
+    stats = shadow.stats(_records(catalog_dir, config_file, since))
+    emit_json(stats) if as_json else click.echo(shadow.stats_text(stats))
+
+
+@shadow_group.command(name="diff")
+@click.option("--from", "from_version", required=True, help="Engine version before.")
+@click.option("--to", "to_version", required=True, help="Engine version after.")
+@since_option
+@catalog_option
+@config_option
+@json_option
+def shadow_diff(
+    from_version: str,
+    to_version: str,
+    since: str | None,
+    catalog_dir: Path | None,
+    config_file: Path | None,
+    as_json: bool,
+) -> None:
+    """Pointers that moved, appeared or vanished between two engine versions."""
+    result = shadow.diff(_records(catalog_dir, config_file, since), from_version, to_version)
+    emit_json(result) if as_json else click.echo(shadow.diff_text(result))
+
+
+@shadow_group.command(name="replay")
+@since_option
+@catalog_option
+@config_option
+@json_option
+def shadow_replay(
+    since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
+) -> None:
+    """Re-route logged tasks with the current engine and catalog; list what would change."""
+    records = _records(catalog_dir, config_file, since)
+    engine = Engine.load(resolve_config(catalog_dir, config_file))
+
+    def route_again(task: str, request: dict[str, Any]) -> Any:
+        return engine.route({**request, "task": task})
+
+    if sys.stderr.isatty() and not as_json:
+        with click.progressbar(length=len(records), label="replaying", file=sys.stderr) as bar:
+            report = shadow.replay(records, route_again, lambda done, _: bar.update(1))
+    else:
+        report = shadow.replay(records, route_again)
+    emit_json(report) if as_json else click.echo(shadow.replay_text(report))
+
+
+@shadow_group.command(name="report")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@since_option
+@catalog_option
+@config_option
+def shadow_report(
+    html_file: Path, since: str | None, catalog_dir: Path | None, config_file: Path | None
+) -> None:
+    """Write one self-contained HTML page: stats, version comparisons, plots."""
+    cfg = resolve_config(catalog_dir, config_file)
+    page = shadow.report_html(
+        _records(catalog_dir, config_file, since), f"kroute shadow log: {cfg.root.name}"
+    )
+    html_file.write_text(page, encoding="utf-8")
+    click.echo(f"wrote {html_file}")

@@ -1,0 +1,295 @@
+"""The real hook files run as Claude Code runs them, with recorded payloads."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import DEMO, FIXTURES, REPO, kroute
+from router import __version__, client, hook, shadow
+
+EM = "\u2014"
+HOOKS = REPO / "hooks"
+PAYLOADS = FIXTURES / "hook_payloads"
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
+    return copy_tree(DEMO).resolve()
+
+
+def payload(name: str, repo: Path) -> bytes:
+    return (PAYLOADS / name).read_bytes().replace(b"REPO", str(repo).encode())
+
+
+def run_hook(
+    shim: str, data: bytes, repo: Path, **env: str
+) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    environment = {
+        **os.environ,
+        "CLAUDE_PROJECT_DIR": str(repo),
+        "KROUTE_HOOK_BIN": str(BIN / "kroute-hook"),
+        "KROUTE_VERSION": __version__,
+        **env,
+    }
+    began = time.monotonic()
+    result = subprocess.run(
+        [str(HOOKS / shim)], input=data, capture_output=True, env=environment, cwd=repo, timeout=30
+    )
+    return result, time.monotonic() - began
+
+
+def target(repo: Path) -> client.Target:
+    return client.target(repo, repo / "kroute.toml", os.environ)
+
+
+def log_lines(repo: Path) -> list[dict]:  # type: ignore[type-arg]
+    directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), target(repo).places.key)
+    return list(shadow.read(directory)) if directory.exists() else []
+
+
+@pytest.fixture
+def daemon(repo: Path) -> Path:
+    assert kroute("start", cwd=repo).returncode == 0
+    return repo
+
+
+def test_prompt_gives_pointer_and_evidence_lines_through_the_daemon(daemon: Path) -> None:
+    result, _ = run_hook(
+        "claude/user-prompt-submit", payload("user_prompt_submit.json", daemon), daemon
+    )
+    assert result.returncode == 0
+    lines = result.stdout.decode().splitlines()
+    assert lines[0] == hook.HEADER
+    pointer_lines = [i for i, line in enumerate(lines) if EM in line]
+    assert pointer_lines
+    for i in pointer_lines:
+        assert lines[i + 1].startswith("    ") and EM not in lines[i + 1]
+    assert "rotate-webhook-signing-key.md" in result.stdout.decode()
+    record = log_lines(daemon)[-1]
+    assert record["source"] == "claude/UserPromptSubmit"
+    assert record["injected"] is True
+    assert record["text"] == result.stdout.decode()
+    assert record["session"] == "7f3c2a1e-5b0d-4c8e-9a61-2d4f8e0b1c33"
+    assert record["intent"]["strategy"]
+
+
+def test_camel_case_payload_keys_are_read(daemon: Path) -> None:
+    result, _ = run_hook(
+        "claude/user-prompt-submit", payload("user_prompt_submit_camel.json", daemon), daemon
+    )
+    assert EM in result.stdout.decode()
+    assert log_lines(daemon)[-1]["session"] == "b21e9d40-1f6a-4b7e-8c3d-0a5e7f9c2d18"
+
+
+def test_without_a_daemon_the_slow_path_answers_and_starts_one(repo: Path) -> None:
+    result, _ = run_hook(
+        "claude/user-prompt-submit", payload("user_prompt_submit.json", repo), repo
+    )
+    assert result.returncode == 0
+    assert EM in result.stdout.decode()
+    deadline = time.monotonic() + 15
+    while client.state(target(repo))[0] != "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert client.state(target(repo))[0] == "running"
+
+
+def test_session_start_is_valid_hook_json(daemon: Path) -> None:
+    result, _ = run_hook("claude/session-start", payload("session_start.json", daemon), daemon)
+    document = json.loads(result.stdout)
+    output = document["hookSpecificOutput"]
+    assert output["hookEventName"] == "SessionStart"
+    assert "52 entries" in output["additionalContext"]
+    assert ".cursor/rules/python-style.mdc" in output["additionalContext"]  # always-apply
+
+
+def test_editing_a_governed_file_names_the_governing_documents(daemon: Path) -> None:
+    result, _ = run_hook("claude/pre-tool-use", payload("pre_tool_use_edit.json", daemon), daemon)
+    output = json.loads(result.stdout)["hookSpecificOutput"]
+    assert set(output) == {"hookEventName", "additionalContext"}  # advisory: no decision
+    assert output["hookEventName"] == "PreToolUse"
+    context = output["additionalContext"]
+    assert "govern src/billing/invoice.py" in context
+    assert "docs/specs/invoice-builder.md" in context
+    assert "TaxTable" not in context  # the imported module's document is not offered
+
+
+def test_a_non_file_tool_gets_nothing(daemon: Path) -> None:
+    result, _ = run_hook("claude/pre-tool-use", payload("pre_tool_use_bash.json", daemon), daemon)
+    assert (result.returncode, result.stdout) == (0, b"")
+
+
+@pytest.mark.parametrize(
+    ("name", "skip"),
+    [
+        ("user_prompt_empty.json", "empty-prompt"),
+        ("user_prompt_task_notification.json", "envelope"),
+        ("user_prompt_slash_command.json", "envelope"),
+    ],
+)
+def test_envelopes_and_empty_prompts_print_nothing_and_log_why(
+    daemon: Path, name: str, skip: str
+) -> None:
+    result, _ = run_hook("claude/user-prompt-submit", payload(name, daemon), daemon)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert log_lines(daemon)[-1]["skip"] == skip
+
+
+def test_out_of_scope_prompt_is_silent(daemon: Path) -> None:
+    result, _ = run_hook(
+        "claude/user-prompt-submit", payload("user_prompt_out_of_scope.json", daemon), daemon
+    )
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert log_lines(daemon)[-1]["status"] == "no_match"
+
+
+def test_garbage_on_stdin_prints_nothing(daemon: Path) -> None:
+    for shim in ("claude/user-prompt-submit", "claude/session-start", "claude/pre-tool-use"):
+        result, _ = run_hook(shim, (PAYLOADS / "garbage.bin").read_bytes(), daemon)
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+
+
+def test_shadow_mode_prints_nothing_and_logs_what_would_have_been_injected(daemon: Path) -> None:
+    result, _ = run_hook(
+        "claude/user-prompt-submit",
+        payload("user_prompt_submit.json", daemon),
+        daemon,
+        KROUTE_MODE="shadow",
+    )
+    assert (result.returncode, result.stdout) == (0, b"")
+    record = log_lines(daemon)[-1]
+    assert record["mode"] == "shadow" and record["injected"] is False
+    assert EM in record["text"] and record["pointers"]
+
+
+def test_daemon_down_and_no_slow_path_exits_silently(repo: Path) -> None:
+    # a dead daemon's leftovers: a socket nobody listens on, and no kroute-hook to fall to
+    t = target(repo)
+    t.places.runtime.mkdir(parents=True, exist_ok=True)
+    with socket.socket(socket.AF_UNIX) as dead:
+        dead.bind(str(t.places.socket))
+    result, elapsed = run_hook(
+        "claude/user-prompt-submit",
+        payload("user_prompt_submit.json", repo),
+        repo,
+        KROUTE_HOOK_BIN="/nonexistent/kroute-hook",
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert elapsed < 5  # it gives up instead of waiting
+
+
+@pytest.fixture
+def hung(repo: Path) -> Iterator[Path]:
+    """A 'daemon' that accepts connections and never answers, with a status file that
+    makes it look alive and of this version."""
+    t = target(repo)
+    t.places.runtime.mkdir(parents=True, exist_ok=True)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(t.places.socket))
+    server.listen(16)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    status = {
+        "pid": os.getpid(),
+        "socket": str(t.places.socket),
+        "version": __version__,
+        "root": str(repo),
+        "started_at": "x",
+    }
+    t.places.status.write_text(json.dumps(status))
+    yield repo
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    server.close()
+    t.places.status.unlink()
+
+
+def test_a_hung_daemon_costs_at_most_the_deadline(hung: Path) -> None:
+    result, elapsed = run_hook(
+        "claude/user-prompt-submit", payload("user_prompt_submit.json", hung), hung
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert elapsed < 5  # curl's 0.4 s and kroute-hook's 0.5 s, plus process start
+
+
+def test_kroute_hook_without_arguments_or_with_skip_does_nothing(repo: Path) -> None:
+    plain = subprocess.run([str(BIN / "kroute-hook")], input=b"{}", capture_output=True, cwd=repo)
+    assert (plain.returncode, plain.stdout) == (0, b"")
+    skipped = subprocess.run(
+        [str(BIN / "kroute-hook"), "claude", "UserPromptSubmit"],
+        input=payload("user_prompt_submit.json", repo),
+        capture_output=True,
+        cwd=repo,
+        env={**os.environ, "KROUTE_SKIP": "1", "CLAUDE_PROJECT_DIR": str(repo)},
+    )
+    assert (skipped.returncode, skipped.stdout) == (0, b"")
+
+
+def test_pipe_hook(daemon: Path) -> None:
+    result = subprocess.run(
+        [str(HOOKS / "route")],
+        input=b"add a column to the events table",
+        capture_output=True,
+        cwd=daemon,
+        env={**os.environ, "KROUTE_BIN": str(BIN / "kroute")},
+        timeout=30,
+    )
+    assert result.returncode == 0
+    assert EM in result.stdout.decode()
+    assert log_lines(daemon)[-1]["source"] == "cli"
+
+
+def test_hook_module_imports_only_the_standard_library() -> None:
+    probe = (
+        "import sys, router.hook; "
+        "print([m for m in ('click', 'watchfiles', 'yaml', 'orjson', 'asyncio') if m in sys.modules])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_plan_reads_snake_and_camel_case() -> None:
+    snake = hook.plan(
+        "claude",
+        "PreToolUse",
+        {"tool_name": "Write", "tool_input": {"file_path": "a.py"}, "session_id": "s"},
+    )
+    camel = hook.plan(
+        "claude",
+        "PreToolUse",
+        {"toolName": "Write", "toolInput": {"filePath": "a.py"}, "sessionId": "s"},
+    )
+    assert snake == camel
+    assert snake.body["paths"] == ["a.py"] and snake.session == "s"
+
+
+def test_output_is_kept_under_the_harness_cap() -> None:
+    long_text = "\n".join(f"  docs/{i}.md {EM} summary\n    governs x" for i in range(2000))
+    plan_ = hook.Plan("route", {"task": "x"})
+    out = hook.render("claude", "UserPromptSubmit", plan_, {"pointers": [1], "text": long_text})
+    assert len(out) < 10_000

@@ -1,0 +1,164 @@
+"""`kroute install` and the git pre-commit hook, with real settings files and real commits."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import DEMO, kroute
+from router import install
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
+    root = copy_tree(DEMO).resolve()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "dev@example.invalid")
+    git(root, "config", "user.name", "Dev")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "demo")
+    return root
+
+
+def git(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", **env},
+        timeout=120,
+    )
+
+
+# -- Claude Code settings -----------------------------------------------------------------------
+
+
+def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
+    settings = repo / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    theirs = {
+        "permissions": {"allow": ["Bash(pytest:*)"]},
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "./check-bash.sh"}]}
+            ]
+        },
+    }
+    settings.write_text(json.dumps(theirs, indent=2))
+    dry = kroute("install", "claude", "--dry-run", cwd=repo)
+    assert dry.returncode == 0 and "+" in dry.stdout and "dry run" in dry.stdout
+    assert json.loads(settings.read_text()) == theirs  # nothing written
+    first = kroute("install", "claude", cwd=repo)
+    assert first.returncode == 0, first.stderr
+    merged = json.loads(settings.read_text())
+    assert merged["permissions"] == theirs["permissions"]
+    pre = merged["hooks"]["PreToolUse"]
+    assert pre[0] == theirs["hooks"]["PreToolUse"][0]  # their hook untouched, still first
+    assert pre[1]["matcher"] == "Edit|Write|Read"
+    for event in ("UserPromptSubmit", "SessionStart", "PreToolUse"):
+        ours = [
+            h
+            for g in merged["hooks"][event]
+            for h in g["hooks"]
+            if h["command"].startswith(install.MARKER)
+        ]
+        assert len(ours) == 1
+        shim = ours[0]["command"].split()[-1].strip("'")
+        assert Path(shim).is_file() and os.access(shim, os.X_OK)
+    again = kroute("install", "claude", cwd=repo)
+    assert "already up to date" in again.stdout
+    assert json.loads(settings.read_text()) == merged
+
+
+def test_install_claude_shadow_and_refusing_a_broken_settings_file(repo: Path) -> None:
+    kroute("install", "claude", "--shadow", cwd=repo)
+    settings = repo / ".claude" / "settings.json"
+    commands = [
+        h["command"]
+        for g in json.loads(settings.read_text())["hooks"]["UserPromptSubmit"]
+        for h in g["hooks"]
+    ]
+    assert "KROUTE_MODE=shadow" in commands[0]
+    settings.write_text("{ not json")
+    broken = kroute("install", "claude", cwd=repo)
+    assert broken.returncode == 1 and "is not valid JSON" in broken.stderr
+    assert settings.read_text() == "{ not json"
+
+
+def test_install_claude_user_scope_writes_under_home(repo: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    result = kroute("install", "claude", "--user", cwd=repo, env={"HOME": str(home)})
+    assert result.returncode == 0
+    assert (home / ".claude" / "settings.json").is_file()
+
+
+# -- git ------------------------------------------------------------------------------------------
+
+
+def test_pre_commit_advises_blocks_on_catalog_errors_and_can_be_skipped(repo: Path) -> None:
+    assert kroute("install", "git", cwd=repo).returncode == 0
+    assert "already up to date" in kroute("install", "git", cwd=repo).stdout
+
+    source = repo / "src" / "billing" / "invoice.py"
+    source.write_text(source.read_text() + "\n# rounding note\n")
+    git(repo, "add", "src/billing/invoice.py")
+    advised = git(repo, "commit", "-qm", "touch invoice")
+    assert advised.returncode == 0, advised.stderr
+    assert "documents governing staged files" in advised.stderr
+    assert "docs/specs/invoice-builder.md" in advised.stderr
+
+    broken = repo / "docs" / "decisions" / "0012-broken.md"
+    broken.write_text("---\nid: TW-DR-0012\nsummary: [unclosed\n---\n")
+    git(repo, "add", str(broken))
+    blocked = git(repo, "commit", "-qm", "broken doc")
+    assert blocked.returncode != 0
+    assert "docs/decisions/0012-broken.md:3: error:" in blocked.stderr
+    assert "KROUTE_SKIP=1" in blocked.stderr
+
+    skipped = git(repo, "commit", "-qm", "broken doc anyway", KROUTE_SKIP="1")
+    assert skipped.returncode == 0, skipped.stderr
+
+
+def test_the_staged_version_is_checked_not_the_working_tree(repo: Path) -> None:
+    kroute("install", "git", cwd=repo)
+    doc = repo / "docs" / "decisions" / "0013-staged.md"
+    doc.write_text("---\nid: TW-DR-0013\nsummary: [unclosed\n---\n")
+    git(repo, "add", str(doc))
+    doc.write_text("---\nid: TW-DR-0013\nsummary: fixed in the tree only\n---\n")
+    assert git(repo, "commit", "-qm", "x").returncode != 0
+
+
+def test_a_foreign_pre_commit_hook_is_kept_and_still_runs(repo: Path) -> None:
+    hooks = Path(git(repo, "rev-parse", "--git-path", "hooks").stdout.strip())
+    hooks = hooks if hooks.is_absolute() else repo / hooks
+    hooks.mkdir(parents=True, exist_ok=True)
+    theirs = hooks / "pre-commit"
+    theirs.write_text("#!/bin/sh\necho their-hook-ran >&2\n")
+    theirs.chmod(0o755)
+    dry = kroute("install", "git", "--dry-run", cwd=repo)
+    assert "move" in dry.stdout and "pre-commit.local" in dry.stdout
+    assert "their-hook-ran" in theirs.read_text()
+    assert kroute("install", "git", cwd=repo).returncode == 0
+    assert (hooks / "pre-commit.local").read_text() == "#!/bin/sh\necho their-hook-ran >&2\n"
+    (repo / "notes.txt").write_text("x")
+    git(repo, "add", "notes.txt")
+    result = git(repo, "commit", "-qm", "notes")
+    assert result.returncode == 0 and "their-hook-ran" in result.stderr
+
+
+def test_pre_commit_framework_manifest() -> None:
+    import yaml
+
+    manifest = yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
+    assert manifest[0]["id"] == "kroute"
+    assert manifest[0]["entry"] == "kroute precommit"
+    assert manifest[0]["pass_filenames"] is False
