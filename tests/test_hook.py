@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DEMO, FIXTURES, REPO, kroute
 from router import __version__, client, hook, shadow
+
+from conftest import DEMO, FIXTURES, REPO, kroute
 
 EM = "\u2014"
 HOOKS = REPO / "hooks"

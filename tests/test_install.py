@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DEMO, kroute
 from router import install
+
+from conftest import DEMO, kroute
 
 BIN = Path(sys.executable).parent
 
