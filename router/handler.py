@@ -53,6 +53,39 @@ class Recorder:
         if mode == "off":
             return
         at = self.now()
+        try:
+            self._append(
+                at,
+                engine,
+                source,
+                task,
+                request,
+                document,
+                text,
+                injected,
+                elapsed,
+                plan,
+                skip,
+                mode,
+            )
+        except (KrouteError, OSError) as error:
+            print(f"shadow log not written: {error}", file=sys.stderr)
+
+    def _append(
+        self,
+        at: datetime.datetime,
+        engine: Engine,
+        source: str,
+        task: str,
+        request: Mapping[str, Any],
+        document: Mapping[str, Any] | None,
+        text: str,
+        injected: bool,
+        elapsed: float,
+        plan: hook.Plan | None,
+        skip: str | None,
+        mode: str,
+    ) -> None:
         record = shadow.entry(
             at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             engine_version=engine.version,
@@ -71,10 +104,7 @@ class Recorder:
             elapsed_us=int(elapsed * 1_000_000),
             skip=skip,
         )
-        try:
-            shadow.append(shadow.log_path(self.state, self.repo_id, at.date().isoformat()), record)
-        except (KrouteError, OSError) as error:
-            print(f"shadow log not written: {error}", file=sys.stderr)
+        shadow.append(shadow.log_path(self.state, self.repo_id, at.date().isoformat()), record)
 
 
 def recorder(engine: Engine, env: Mapping[str, str]) -> Recorder:

@@ -428,7 +428,7 @@ def replay(
         task, request = str(record.get("task")), dict(record.get("request") or {})
         control, error, candidate = _side(record), None, None
         try:
-            candidate = _side(route(task, request))
+            candidate = _side(route(task, dict(request)))  # a copy: the report keeps its own
         except Exception as exc:  # replay never stops: a failing task is reported, not raised
             error = f"{type(exc).__name__}: {exc}"
         # an errored task is compared with itself: nothing moved, and it is no match

@@ -6,6 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from conftest import DEMO, FIXTURES, kroute
 
 EM = "\u2014"
@@ -196,3 +198,60 @@ def test_bm25_reference_script_runs(corpus: Path) -> None:
     )
     figures = json.loads(result.stdout)["bm25"]
     assert 0 < figures["hit@1"] <= figures["hit@5"] <= 1
+
+
+def test_relevance_command_gives_the_headline() -> None:
+    request = FIXTURES / "relevance" / "headline.json"
+    result = kroute("relevance", str(request), "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert [c["relevance"] for c in doc["kept"]] == [0.68]
+    assert [c["relevance"] for c in doc["dropped"]] == [-0.46, 0.0]
+    text = kroute("relevance", "-", stdin=request.read_text())
+    lines = text.stdout.splitlines()
+    assert lines[0].split()[:2] == ["kept", "0.68"]
+    assert [line.split()[:2] for line in lines[1:]] == [["dropped", "-0.46"], ["dropped", "0.00"]]
+    strict = kroute("relevance", str(request), "--threshold", "0.9", "--json")
+    assert json.loads(strict.stdout)["kept"] == []
+    bad = kroute("relevance", "-", stdin='{"focus": {"path": "a"}, "chunks": []}')
+    assert bad.returncode == 1 and bad.stderr.startswith("Error: ")
+
+
+def test_route_with_focus_drops_the_import_only_entry() -> None:
+    task = "change how invoice tax lines are computed"
+    focus = str(DEMO / "src" / "billing" / "invoice.py")
+    result = kroute(
+        "route", "--catalog", str(DEMO), "--no-daemon", "--json", "--focus", focus, task
+    )
+    ids = [p["id"] for p in json.loads(result.stdout)["pointers"]]
+    assert "TW-SPEC-invoice-builder" in ids and "TW-DR-0006" not in ids
+
+
+@pytest.mark.parametrize(
+    ("text", "starts"),
+    [
+        ("grep for `parse_config` under src/", "route: lexical"),
+        ("hmm", "{"),  # no cue: the full envelope with the global fallback
+    ],
+)
+def test_intent_command_tapers_its_output(text: str, starts: str) -> None:
+    result = kroute("intent", text)
+    assert result.returncode == 0
+    assert result.stdout.startswith(starts)
+    if starts == "{":
+        envelope = json.loads(result.stdout)
+        assert envelope["strategy"] == "global" and envelope["fallback"] is True
+
+
+def test_route_json_records_the_intent_with_auto_strategy() -> None:
+    result = kroute(
+        "route",
+        "--catalog",
+        str(DEMO),
+        "--no-daemon",
+        "--json",
+        "--strategy",
+        "auto",
+        "retry a failed delivery",
+    )
+    assert json.loads(result.stdout)["intent"]["skip"] == "short"

@@ -259,3 +259,66 @@ def test_client_module_imports_only_the_standard_library() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+HEADLINE = Path(__file__).parents[1] / "fixtures" / "relevance" / "headline.json"
+
+
+def test_relevance_endpoint_gives_the_headline(running: client.Target) -> None:
+    code, doc = curl(running, "/v1/matrix/relevance", "--data-binary", f"@{HEADLINE}")
+    assert code == 200
+    assert [(c["doc_id"], c["relevance"]) for c in doc["kept"]] == [("sym:connector", 0.68)]
+    assert [(c["doc_id"], c["relevance"]) for c in doc["dropped"]] == [
+        ("sym:registry", -0.46),
+        ("junk:1", 0.0),
+    ]
+    assert doc["threshold"] == 0.3
+    alias = json.loads(HEADLINE.read_text())
+    alias["focus_file"] = alias.pop("focus")
+    code, doc = curl(running, "/v1/matrix/relevance", "-d", json.dumps(alias))
+    assert code == 200 and doc["kept"][0]["doc_id"] == "sym:connector"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"focus": {"path": "a.go"}, "chunks": []}',
+        "{not json",
+        '{"focus": {}, "chunks": [{"text": "x"}]}',
+        '{"focus": {"path": "a.go"}, "chunks": [{"text": "x"}], "threshold": 1e999}',
+        '{"focus": {"path": "a.go"}, "chunks": [{"text": "x"}], "threshold": "high"}',
+        '{"focus": {"path": "a.go"}, "chunks": [{"text": 5}]}',
+        "[1]",
+    ],
+)
+def test_relevance_endpoint_rejects_bad_requests_with_400(
+    running: client.Target, body: str
+) -> None:
+    code, doc = curl(running, "/v1/matrix/relevance", "-d", body)
+    assert code == 400 and doc["error"]["message"]
+    assert pointer_ids(running, "retry a failed delivery")
+
+
+def test_relevance_body_cap_is_four_mebibytes(running: client.Target, tmp_path: Path) -> None:
+    under = json.loads(HEADLINE.read_text())
+    under["chunks"][2]["text"] = "w " * (
+        1024 * 1024
+    )  # about 2 MiB: over the route cap, under this one
+    small = tmp_path / "under.json"
+    small.write_text(json.dumps(under))
+    code, _ = curl(running, "/v1/matrix/relevance", "--data-binary", f"@{small}")
+    assert code == 200
+    under["chunks"][2]["text"] = "w " * (2 * 1024 * 1024 + 10)
+    big = tmp_path / "over.json"
+    big.write_text(json.dumps(under))
+    code, doc = curl(running, "/v1/matrix/relevance", "--data-binary", f"@{big}")
+    assert code == 413 and doc["error"]["code"] == "too_large"
+    assert pointer_ids(running, "retry a failed delivery")
+
+
+def test_intent_endpoint(running: client.Target) -> None:
+    code, doc = curl(running, "/v1/intent", "-d", '{"text": "grep for `parse_config` under src/"}')
+    assert code == 200
+    assert doc["strategy"] == "lexical" and doc["skip"] == "scoped-lexical"
+    code, doc = curl(running, "/v1/intent", "-d", '{"nothing": 1}')
+    assert code == 400

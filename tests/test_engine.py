@@ -117,3 +117,50 @@ def test_update_resolves_duplicate_ids_as_a_fresh_load_does(demo: Path) -> None:
     assert not any("TW-DUP" in d.problem for d in engine.catalog.diagnostics)
     _same_as_fresh(engine, demo)
     assert engine.catalog.fingerprint == engine_at(demo).catalog.fingerprint
+
+
+def test_a_focus_drops_the_entry_only_about_an_imported_module(demo: Path) -> None:
+    engine = engine_at(demo)
+    task = "change how invoice tax lines are computed"
+    plain = [p["id"] for p in engine.route({"task": task})["pointers"]]
+    assert {"TW-SPEC-invoice-builder", "TW-DR-0006"} <= set(plain)
+    focused = engine.route({"task": task, "focus": {"path": "src/billing/invoice.py"}})
+    ids = [p["id"] for p in focused["pointers"]]
+    assert "TW-SPEC-invoice-builder" in ids  # about what invoice.py defines
+    assert "TW-DR-0006" not in ids  # about TaxTable, which invoice.py only imports
+    assert focused["filtered_by_focus"] >= 1
+
+
+def test_a_focus_outside_the_repository_is_not_read(demo: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.py"
+    outside.write_text("class InvoiceBuilder:\n    pass\n")
+    engine = engine_at(demo)
+    focus = engine.focus({"path": str(outside)})
+    assert focus is not None and focus.content == "" and focus.defined == ()
+    inside = engine.focus("src/billing/invoice.py")
+    assert (
+        inside is not None and "InvoiceBuilder" in inside.defined and "TaxTable" in inside.imported
+    )
+
+
+def test_auto_strategy_takes_budget_from_the_intent_unless_given(demo: Path) -> None:
+    engine = engine_at(demo)
+    task = (
+        "give me an overview of everything about webhook delivery, retries, signing keys and "
+        "redelivery so I can summarize all of it for the new on-call engineer this week"
+    )
+    auto = engine.route({"task": task, "strategy": "auto"})
+    assert auto["intent"]["strategy"] == "global" and auto["intent"]["skip"] is None
+    assert len(auto["pointers"]) == auto["intent"]["token_budget"] == 8
+    explicit = engine.route({"task": task, "strategy": "auto", "budget": 2})
+    assert len(explicit["pointers"]) == 2
+    assert explicit["intent"]["strategy"] == "global"
+    short = engine.route({"task": "retry a failed delivery", "strategy": "auto"})
+    assert short["intent"]["skip"] == "short"
+    assert len(short["pointers"]) <= engine.config.budget
+    assert engine.route({"task": task})["intent"] is None
+
+
+def test_unknown_strategy_is_refused(demo: Path) -> None:
+    with pytest.raises(RequestError, match="strategy is 'psychic'"):
+        engine_at(demo).route({"task": "x", "strategy": "psychic"})

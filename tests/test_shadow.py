@@ -283,6 +283,12 @@ def test_tail_and_body() -> None:
     records = [record(str(n), ["A"]) for n in range(10)]
     assert [r["task"] for r in shadow.tail(records, 3)] == ["7", "8", "9"]
     assert shadow.tail(records[:2], 5) == records[:2] and shadow.tail(records, 0) == []
+    # the handler logs filters flat; a nested `filters` member is flattened the same way
+    assert shadow.body("t", {"kind": "decision", "budget": 3, "strategy": None}) == {
+        "task": "t",
+        "kind": "decision",
+        "budget": 3,
+    }
     request = {"filters": {**FILTERS, "kind": "decision"}, "budget": 3, "order": "turns"}
     assert shadow.body("t", {**request, "strategy": None, "paths": ["a.py"]}) == {
         "task": "t",

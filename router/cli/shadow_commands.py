@@ -125,13 +125,23 @@ def shadow_replay(
     engine = Engine.load(resolve_config(catalog_dir, config_file))
 
     def route_again(task: str, request: dict[str, Any]) -> Any:
-        return engine.route({**request, "task": task})
+        return engine.route(shadow.body(task, request))
 
-    if sys.stderr.isatty() and not as_json:
-        with click.progressbar(length=len(records), label="replaying", file=sys.stderr) as bar:
-            report = shadow.replay(records, route_again, lambda done, _: bar.update(1))
-    else:
-        report = shadow.replay(records, route_again)
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:  # the total is known only once replay has deduplicated the tasks
+            bar = click.progressbar(length=total, label="replaying", file=sys.stderr)
+            bar.__enter__()
+        bar.update(1)
+
+    show = sys.stderr.isatty() and not as_json
+    try:
+        report = shadow.replay(records, route_again, progress if show else None)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
     emit_json(report) if as_json else click.echo(shadow.replay_text(report))
 
 

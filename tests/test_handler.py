@@ -1,0 +1,123 @@
+"""Every route emitted through the CLI, the socket or a hook adds one shadow line; the review
+commands read them back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from router import __version__, client, config, handler, paths, shadow
+from router.engine import Engine
+
+from conftest import DEMO, kroute
+
+FIELDS = {
+    "schema", "at", "engine_version", "catalog_fingerprint", "config_digest", "source",
+    "session", "prompt_id", "cwd", "mode", "injected", "task", "request", "status", "silence",
+    "pointers", "withheld", "intent", "text", "elapsed_us", "skip",
+}  # fmt: skip
+
+
+@pytest.fixture
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
+    return copy_tree(DEMO).resolve()
+
+
+def lines(repo: Path) -> list[dict]:  # type: ignore[type-arg]
+    directory = shadow.log_dir(
+        Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
+    )
+    return list(shadow.read(directory)) if directory.exists() else []
+
+
+def test_cli_socket_and_daemon_routes_each_add_one_line(repo: Path) -> None:
+    kroute("route", "--no-daemon", "retry a failed delivery", cwd=repo)
+    assert [r["source"] for r in lines(repo)] == ["cli"]
+    kroute("route", "rotate the webhook signing key", cwd=repo)  # starts a daemon, asks it
+    target = client.target(repo, repo / "kroute.toml", os.environ)
+    subprocess.run(
+        [
+            "curl",
+            "-s",
+            "--unix-socket",
+            str(target.places.socket),
+            "http://kroute/v1/route",
+            "-d",
+            '{"task": "add a column to the events table"}',
+        ],
+        check=True,
+        capture_output=True,
+    )
+    records = lines(repo)
+    assert [r["source"] for r in records] == ["cli", "cli", "socket"]
+    for record in records:
+        assert set(record) == FIELDS
+        assert record["mode"] == "live" and record["injected"] is False
+        assert record["pointers"] and record["text"]
+    assert records[1]["task"] == "rotate the webhook signing key"
+
+
+def test_mode_off_logs_nothing(repo: Path) -> None:
+    text = (repo / "kroute.toml").read_text().replace('mode = "live"', 'mode = "off"')
+    (repo / "kroute.toml").write_text(text)
+    kroute("route", "--no-daemon", "retry a failed delivery", cwd=repo)
+    assert lines(repo) == []
+
+
+def test_strictest_mode_wins() -> None:
+    assert handler.strictest("live", "shadow") == "shadow"
+    assert handler.strictest("off", "live") == "off"
+    assert handler.strictest("live", None) == "live"
+    assert handler.strictest("live", "bogus") == "live"
+
+
+def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) -> None:
+    engine = Engine.load(config.load(repo / "kroute.toml"))
+    rec = handler.recorder(engine, os.environ)
+    tasks = ["retry a failed delivery", "rotate the webhook signing key", "weather on mars"]
+    for task in tasks:
+        handler.route(engine, {"task": task}, rec, "cli")
+    engine.version = "9.9.9"  # the same catalog, routed by a "later" engine that offers less
+    for task in tasks:
+        handler.route(engine, {"task": task, "budget": 1}, rec, "cli")
+    assert len(lines(repo)) == 6
+
+    stats = json.loads(kroute("shadow", "stats", "--json", cwd=repo).stdout)
+    assert stats["versions"] == [__version__, "9.9.9"]
+    assert stats["all"]["routes"] == 6
+    diff = kroute(
+        "shadow", "diff", "--from", stats["versions"][0], "--to", "9.9.9", "--json", cwd=repo
+    )
+    changed = json.loads(diff.stdout)["tasks"]
+    vanished = {t["task"]: t["vanished"] for t in changed}
+    assert vanished["retry a failed delivery"]  # budget 1 dropped pointers
+
+    replay = json.loads(kroute("shadow", "replay", "--json", cwd=repo).stdout)
+    assert replay["summary"]["tasks"] == 6
+    assert replay["summary"]["mismatched"] == 0  # same catalog, same requests: same routes
+    (repo / "docs" / "how-to" / "redeliver-failed-webhook.md").unlink()
+    replay = json.loads(kroute("shadow", "replay", "--json", cwd=repo).stdout)
+    assert replay["summary"]["mismatched"] >= 1
+
+    page = tmp_path / "report.html"
+    assert kroute("shadow", "report", "--html", str(page), cwd=repo).returncode == 0
+    html = page.read_text()
+    assert "<svg" in html and "9.9.9" in html and "http://" not in html and "https://" not in html
+
+    tail = kroute("shadow", "tail", "-n", "2", cwd=repo)
+    assert len(tail.stdout.splitlines()) == 2
+    assert (
+        kroute("shadow", "path", cwd=repo)
+        .stdout.strip()
+        .endswith(paths.key(repo, repo / "kroute.toml"))
+    )
+
+
+def test_review_without_a_log_says_so(repo: Path) -> None:
+    result = kroute("shadow", "stats", cwd=repo)
+    assert result.returncode == 1 and "no shadow log yet" in result.stderr
