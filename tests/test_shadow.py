@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from router import config, report, shadow
+from router import config, report, review, shadow
 from router.engine import Engine
 
 from conftest import DEMO, FIXTURES, REPO
@@ -209,7 +209,7 @@ def test_a_v1_line_is_upgraded_on_read_and_the_file_is_unchanged(tmp_path: Path)
     assert records[1]["silence"]["reason"] == "no_document_reached"
     assert records[2]["engine_version"] == "0.2.0"
     assert path.read_bytes() == before
-    assert shadow.stats(records)["versions"] == ["0.0.9", "0.2.0"]
+    assert review.stats(records)["versions"] == ["0.0.9", "0.2.0"]
 
 
 def test_an_unknown_schema_is_skipped_with_its_name(tmp_path: Path) -> None:
@@ -315,7 +315,7 @@ def stats_set() -> list[dict[str, Any]]:
 
 
 def test_stats_numbers_grouped_by_version() -> None:
-    s = shadow.stats(stats_set())
+    s = review.stats(stats_set())
     assert s["versions"] == ["0.1.0", "0.9.0", "0.10.0"]
     old, mid, new, every = (*(s["by_version"][v] for v in s["versions"]), s["all"])
     assert (old["records"], old["routes"], old["routed"], old["silent"]) == (4, 3, 2, 1)
@@ -346,7 +346,7 @@ def test_stats_numbers_grouped_by_version() -> None:
     )
     assert every["latency_us"] == {"p50": 300, "p90": 3000, "p99": 3000, "max": 3000}
 
-    text = shadow.stats_text(s)
+    text = review.stats_text(s)
     header, *rows = text.splitlines()[:5]
     assert header.split() == [
         *("engine", "records", "routes", "silence", "injected", "skipped", "ptr/route"),
@@ -398,7 +398,7 @@ def diff_set() -> list[dict[str, Any]]:
 
 
 def test_diff_lists_moved_appeared_vanished_per_task() -> None:
-    d = shadow.diff(diff_set(), "1.0", "1.1")
+    d = review.diff(diff_set(), "1.0", "1.1")
     assert d["summary"] == {
         "compared": 3,
         "changed": 2,
@@ -430,7 +430,7 @@ def test_diff_lists_moved_appeared_vanished_per_task() -> None:
         "to_silence": "no_document_reached",
     }
 
-    text = shadow.diff_text(d)
+    text = review.diff_text(d)
     assert text.splitlines()[0].startswith("diff 1.0 -> 1.1: 3 tasks under both, 2 changed")
     assert "  moved     B  2 -> 1" in text and "  appeared  D  at 3" in text
     assert "  vanished  C  was 3" in text and "task  t2" not in text
@@ -439,7 +439,7 @@ def test_diff_lists_moved_appeared_vanished_per_task() -> None:
 
 def test_diff_names_the_versions_when_one_is_missing() -> None:
     with pytest.raises(shadow.ShadowError, match=r"version 2\.0") as caught:
-        shadow.diff(diff_set(), "1.0", "2.0")
+        review.diff(diff_set(), "1.0", "2.0")
     assert caught.value.todo == "Versions in the log: 0.9, 1.0, 1.1"
 
 
@@ -469,7 +469,7 @@ def test_replay_reports_matches_mismatches_and_errors() -> None:
             raise RuntimeError("index gone")
         return answers[(task, request["budget"])]
 
-    report = shadow.replay(logged, route, lambda done, total: ticks.append((done, total)))
+    report = review.replay(logged, route, lambda done, total: ticks.append((done, total)))
     assert report["summary"] == {"tasks": 5, "matched": 3, "mismatched": 1, "errored": 1}
     assert [(t, r["budget"]) for t, r in asked] == [
         ("same", 5),
@@ -497,7 +497,7 @@ def test_replay_reports_matches_mismatches_and_errors() -> None:
         "RuntimeError: index gone",
     )
 
-    text = shadow.replay_text(report)
+    text = review.replay_text(report)
     assert text.splitlines()[0] == "replay: 5 tasks, 3 matched, 1 mismatched, 1 errored"
     assert "MISMATCH  moves" in text and "  control    routed: A, B, C" in text
     assert "  candidate  routed: B, A, D" in text
@@ -539,7 +539,7 @@ def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
     def route(task: str, request: dict[str, Any]) -> dict[str, Any]:
         return engine.route(shadow.body(task, request))
 
-    untouched = shadow.replay(shadow.read(log), route)
+    untouched = review.replay(shadow.read(log), route)
     assert untouched["summary"] == {"tasks": 2, "matched": 2, "mismatched": 0, "errored": 0}
 
     decision = repo / "docs" / "decisions" / "0008-exponential-backoff-with-jitter.md"
@@ -550,7 +550,7 @@ def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
     )
     engine.reload()
 
-    report = shadow.replay(shadow.read(log), route)
+    report = review.replay(shadow.read(log), route)
     assert report["summary"] == {"tasks": 2, "matched": 1, "mismatched": 1, "errored": 0}
     changed = [t for t in report["tasks"] if not t["match"]]
     assert [t["task"] for t in changed] == [tasks[0]]
@@ -567,8 +567,8 @@ def test_report_html_is_one_self_contained_escaped_page() -> None:
         ),
         record("t", ["A"], version="<img src=x>"),
     ]
-    page = shadow.report_html(records, "Shadow <report> for demo")
-    assert page == shadow.report_html(records, "Shadow <report> for demo")  # deterministic
+    page = review.report_html(records, "Shadow <report> for demo")
+    assert page == review.report_html(records, "Shadow <report> for demo")  # deterministic
     assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 3
     assert "<title>Shadow &lt;report&gt; for demo</title>" in page
     for version in ("0.1.0", "0.9.0", "0.10.0", "&lt;img src=x&gt;"):

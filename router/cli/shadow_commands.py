@@ -11,6 +11,7 @@ import click
 
 from router import (
     paths,
+    review,
     shadow,
 )
 from router.cli import (
@@ -88,8 +89,8 @@ def shadow_stats(
     since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
 ) -> None:
     """Routes, silence and injection rates, pointers per route, latency, by engine version."""
-    stats = shadow.stats(_records(catalog_dir, config_file, since))
-    emit_json(stats) if as_json else click.echo(shadow.stats_text(stats))
+    stats = review.stats(_records(catalog_dir, config_file, since))
+    emit_json(stats) if as_json else click.echo(review.stats_text(stats))
 
 
 @shadow_group.command(name="diff")
@@ -108,8 +109,8 @@ def shadow_diff(
     as_json: bool,
 ) -> None:
     """Pointers that moved, appeared or vanished between two engine versions."""
-    result = shadow.diff(_records(catalog_dir, config_file, since), from_version, to_version)
-    emit_json(result) if as_json else click.echo(shadow.diff_text(result))
+    result = review.diff(_records(catalog_dir, config_file, since), from_version, to_version)
+    emit_json(result) if as_json else click.echo(review.diff_text(result))
 
 
 @shadow_group.command(name="replay")
@@ -138,11 +139,11 @@ def shadow_replay(
 
     show = sys.stderr.isatty() and not as_json
     try:
-        report = shadow.replay(records, route_again, progress if show else None)
+        report = review.replay(records, route_again, progress if show else None)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    emit_json(report) if as_json else click.echo(shadow.replay_text(report))
+    emit_json(report) if as_json else click.echo(review.replay_text(report))
 
 
 @shadow_group.command(name="report")
@@ -155,7 +156,7 @@ def shadow_report(
 ) -> None:
     """Write one self-contained HTML page: stats, version comparisons, plots."""
     cfg = resolve_config(catalog_dir, config_file)
-    page = shadow.report_html(
+    page = review.report_html(
         _records(catalog_dir, config_file, since), f"kroute shadow log: {cfg.root.name}"
     )
     html_file.write_text(page, encoding="utf-8")
