@@ -141,6 +141,15 @@ def load(config: Config) -> Catalog:
     """Return the catalog under the config's roots. Never raises for a bad file."""
     walk_problems: list[Diagnostic] = []
     files = {relpath: read(config, relpath) for relpath in _walk(config, walk_problems)}
+    if not any((config.root / pattern.clean(r)).exists() for r in config.roots):
+        named = ", ".join(config.roots)
+        walk_problems.append(
+            Diagnostic(
+                ".",
+                f"none of the catalog roots exists ({named}); set `roots` in kroute.toml",
+                WARNING,
+            )
+        )
     return assemble(files, walk_problems)
 
 
@@ -169,7 +178,7 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
         files[relpath] = fresh
         mix ^= fresh.digest
     # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
-    walk = tuple(d for d in previous.walk if (config.root / d.path).is_symlink())
+    walk = tuple(d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink())
     return Catalog(files, walk, mix)
 
 

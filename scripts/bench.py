@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from router import client, config
+from router import __version__, client, config
 from router.engine import Engine
 
 SEED = 20261130
@@ -348,14 +348,77 @@ def table(results: list[dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "catalogs" / "demo"
+HOOKS = Path(__file__).resolve().parents[1] / "hooks"
+PROMPT = {
+    "session_id": "bench",
+    "hook_event_name": "UserPromptSubmit",
+    "prompt": "the webhook signing key leaked, rotate it today",
+}
+
+
+def timed(command: list[str], data: bytes, env: dict[str, str], cwd: Path) -> float:
+    began = time.perf_counter()
+    subprocess.run(command, input=data, env=env, cwd=cwd, capture_output=True, check=True)
+    return time.perf_counter() - began
+
+
+def bench_hooks(workdir: Path, runs: int = 30) -> str:
+    """Return a table of end-to-end hook latency on the demo catalog: the shell shim's fast
+    path (curl to a running daemon), `kroute-hook` with a daemon, and its slow path (no
+    daemon: it answers in process and starts one), against a bare curl round trip."""
+    root = workdir / "demo"
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(DEMO, root)
+    cfg = config.load(root / "kroute.toml")
+    env = dict(os.environ)
+    env.update(
+        CLAUDE_PROJECT_DIR=str(root),
+        KROUTE_HOOK_BIN=str(Path(sys.executable).with_name("kroute-hook")),
+        KROUTE_VERSION=__version__,
+    )
+    target = client.target(cfg.root, cfg.file, env)
+    data = json.dumps({**PROMPT, "cwd": str(root)}).encode()
+    shim = [str(HOOKS / "claude" / "user-prompt-submit")]
+    hook_bin = [env["KROUTE_HOOK_BIN"], "claude", "UserPromptSubmit"]
+    slow = []
+    for _ in range(max(5, runs // 3)):
+        client.stop(target)
+        slow.append(timed(hook_bin, data, env, root))
+    client.stop(target)
+    client.start(target, env)
+    try:
+        for _ in range(5):
+            timed(shim, data, env, root)  # warm up
+        bare = [curl(target.places.socket, "/v1/status") for _ in range(runs)]
+        fast = [timed(shim, data, env, root) for _ in range(runs)]
+        with_daemon = [timed(hook_bin, data, env, root) for _ in range(runs)]
+    finally:
+        client.stop(target)
+    rows = [
+        ("bare curl round trip, GET /v1/status", bare),
+        ("hook shim, fast path (curl to the daemon)", fast),
+        ("kroute-hook with a running daemon", with_daemon),
+        ("kroute-hook slow path (in process, starts a daemon)", slow),
+    ]
+    lines = ["| hook on the demo catalog | p50 (ms) | p90 (ms) |", "|---|---:|---:|"]
+    for label, values in rows:
+        lines.append(
+            f"| {label} | {statistics.median(values) * 1000:.1f} | "
+            f"{percentile(values, 0.9) * 1000:.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--keep", type=Path, help="Write catalogs here and keep them.")
     parser.add_argument("--json", action="store_true", help="Print the figures as JSON too.")
+    parser.add_argument("--hooks", action="store_true", help="Also time the hooks on the demo.")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",") if s]
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="kroute-bench-"))
     os.environ.setdefault("KROUTE_HOME", str(workdir / "home"))
     os.environ["XDG_RUNTIME_DIR"] = str(workdir / "run")
@@ -365,6 +428,9 @@ def main() -> None:
             print(f"benchmarking {size:,} entries ...", file=sys.stderr, flush=True)
             results.append(bench_size(size, args.queries, workdir))
         print(table(results))
+        if args.hooks:
+            print()
+            print(bench_hooks(workdir))
         if args.json:
             print(json.dumps(results, indent=2))
     finally:

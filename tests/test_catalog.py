@@ -692,3 +692,11 @@ def test_demo_catalog() -> None:
 
 def test_corpora_constant_is_the_fixture(corpus: Path) -> None:
     assert corpus == CORPORA
+
+
+def test_missing_roots_are_reported_as_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "kroute.toml").write_text('roots = ["docs", "notes"]\n')
+    loaded = catalog.load(config.load(tmp_path / "kroute.toml"))
+    assert loaded.entries == ()
+    assert [d.severity for d in loaded.diagnostics] == ["warning"]
+    assert "none of the catalog roots exists (docs, notes)" in loaded.diagnostics[0].problem
