@@ -54,57 +54,28 @@ class Recorder:
             return
         at = self.now()
         try:
-            self._append(
-                at,
-                engine,
-                source,
-                task,
-                request,
-                document,
-                text,
-                injected,
-                elapsed,
-                plan,
-                skip,
-                mode,
+            record = shadow.entry(
+                at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                engine_version=engine.version,
+                catalog_fingerprint=engine.catalog.fingerprint,
+                config_digest=engine.config.digest,
+                source=source,
+                session=plan.session if plan else None,
+                prompt_id=plan.prompt_id if plan else None,
+                cwd=plan.cwd if plan else None,
+                mode=mode,
+                injected=injected,
+                task=task,
+                request=dict(request),
+                document=dict(document) if document is not None else None,
+                text=text,
+                elapsed_us=int(elapsed * 1_000_000),
+                skip=skip,
             )
+            day = at.date().isoformat()
+            shadow.append(shadow.log_path(self.state, self.repo_id, day), record)
         except (KrouteError, OSError) as error:
             print(f"shadow log not written: {error}", file=sys.stderr)
-
-    def _append(
-        self,
-        at: datetime.datetime,
-        engine: Engine,
-        source: str,
-        task: str,
-        request: Mapping[str, Any],
-        document: Mapping[str, Any] | None,
-        text: str,
-        injected: bool,
-        elapsed: float,
-        plan: hook.Plan | None,
-        skip: str | None,
-        mode: str,
-    ) -> None:
-        record = shadow.entry(
-            at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            engine_version=engine.version,
-            catalog_fingerprint=engine.catalog.fingerprint,
-            config_digest=engine.config.digest,
-            source=source,
-            session=plan.session if plan else None,
-            prompt_id=plan.prompt_id if plan else None,
-            cwd=plan.cwd if plan else None,
-            mode=mode,
-            injected=injected,
-            task=task,
-            request=dict(request),
-            document=dict(document) if document is not None else None,
-            text=text,
-            elapsed_us=int(elapsed * 1_000_000),
-            skip=skip,
-        )
-        shadow.append(shadow.log_path(self.state, self.repo_id, at.date().isoformat()), record)
 
 
 def recorder(engine: Engine, env: Mapping[str, str]) -> Recorder:

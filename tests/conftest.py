@@ -87,3 +87,15 @@ def kroute(
         env={**os.environ, **(env or {})},
         timeout=120,
     )
+
+
+HEAVY_MODULES = ("click", "watchfiles", "yaml", "orjson", "asyncio")
+
+
+def heavy_imports(module: str) -> list[str]:
+    """Return which heavy modules importing `module` pulls in, in a fresh interpreter."""
+    probe = f"import sys, {module}; print(*[m for m in {HEAVY_MODULES!r} if m in sys.modules])"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    return result.stdout.split()

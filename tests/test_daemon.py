@@ -17,7 +17,7 @@ import pytest
 
 from router import client
 
-from conftest import DEMO, kroute
+from conftest import DEMO, heavy_imports, kroute
 
 EM = "\u2014"
 
@@ -251,14 +251,7 @@ def test_connections_from_another_user_are_refused(running: client.Target) -> No
 
 
 def test_client_module_imports_only_the_standard_library() -> None:
-    probe = (
-        "import sys, router.client; "
-        "print([m for m in ('click', 'watchfiles', 'yaml', 'orjson', 'asyncio') if m in sys.modules])"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    assert heavy_imports("router.client") == []
 
 
 HEADLINE = Path(__file__).parents[1] / "fixtures" / "relevance" / "headline.json"

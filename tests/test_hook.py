@@ -16,7 +16,7 @@ import pytest
 
 from router import __version__, client, hook, shadow
 
-from conftest import DEMO, FIXTURES, REPO, kroute
+from conftest import DEMO, FIXTURES, REPO, heavy_imports, kroute
 
 EM = "\u2014"
 HOOKS = REPO / "hooks"
@@ -264,14 +264,7 @@ def test_pipe_hook(daemon: Path) -> None:
 
 
 def test_hook_module_imports_only_the_standard_library() -> None:
-    probe = (
-        "import sys, router.hook; "
-        "print([m for m in ('click', 'watchfiles', 'yaml', 'orjson', 'asyncio') if m in sys.modules])"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    assert heavy_imports("router.hook") == []
 
 
 def test_plan_reads_snake_and_camel_case() -> None:
