@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import os
 import random
 import shutil
@@ -410,6 +411,28 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
     return "\n".join(lines)
 
 
+LABELLED = Path(__file__).resolve().parents[1] / "fixtures" / "intent" / "labelled.jsonl"
+
+
+def bench_intent(count: int = 10_000) -> str:
+    """Return how long classifying `count` queries (the labelled set, cycled) takes in
+    process, best of three."""
+    from router import intent
+
+    texts = [json.loads(line)["text"] for line in LABELLED.read_text().splitlines() if line]
+    work = list(itertools.islice(itertools.cycle(texts), count))
+    best = math.inf
+    for _ in range(3):
+        began = time.perf_counter()
+        for text in work:
+            intent.classify(text)
+        best = min(best, time.perf_counter() - began)
+    each = best / count * 1e6
+    return (
+        f"intent: classifying {count:,} queries in process took {best:.3f} s ({each:.0f} us each)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
@@ -431,6 +454,8 @@ def main() -> None:
         if args.hooks:
             print()
             print(bench_hooks(workdir))
+        print()
+        print(bench_intent())
         if args.json:
             print(json.dumps(results, indent=2))
     finally:
