@@ -223,7 +223,13 @@ class Service:
                     continue
                 if catalog.format_of(rel) is not None:
                     rels.add(rel)
-                if not path.is_file():  # a directory moved or removed: its files went with it
+                if path.is_dir():  # a directory moved in: the watcher names only the directory
+                    rels.update(
+                        f.relative_to(root).as_posix()
+                        for f in path.rglob("*")
+                        if catalog.format_of(f.name) is not None
+                    )
+                elif not path.is_file():  # a directory moved out or removed, files and all
                     rels.update(f for f in self.engine.catalog.files if f.startswith(rel + "/"))
             if rels:
                 with self.lock:

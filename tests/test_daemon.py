@@ -315,3 +315,16 @@ def test_intent_endpoint(running: client.Target) -> None:
     assert doc["strategy"] == "lexical" and doc["skip"] == "scoped-lexical"
     code, doc = curl(running, "/v1/intent", "-d", '{"nothing": 1}')
     assert code == 400
+
+
+def test_a_directory_moved_in_and_out_is_indexed_and_forgotten(
+    running: client.Target, repo: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "incoming"
+    outside.mkdir()
+    (outside / "walrus.md").write_text("---\nid: TW-WALRUS\nsummary: walrus tusk ledger\n---\n")
+    moved = repo / "docs" / "incoming"
+    outside.rename(moved)
+    assert eventually(lambda: pointer_ids(running, "walrus tusk ledger") == ["TW-WALRUS"])
+    moved.rename(tmp_path / "gone")
+    assert eventually(lambda: pointer_ids(running, "walrus tusk ledger") == [])
