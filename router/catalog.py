@@ -79,6 +79,7 @@ class Catalog:
     files: Mapping[str, FileResult] = field(default_factory=dict)
     walk: tuple[Diagnostic, ...] = ()  # problems found while walking (escaping symlinks)
     mix: int = 0  # XOR of the files' digests
+    stale_files: frozenset[str] = frozenset()  # kept apart: every route reports the count
 
     @property
     def fingerprint(self) -> str:
@@ -129,12 +130,7 @@ class Catalog:
     @cached_property
     def stale(self) -> tuple[str, ...]:
         """Return the ids of entries served from a broken file's last good version."""
-        return tuple(
-            e.id
-            for path in sorted(self.files)
-            if self.files[path].stale
-            for e in self.files[path].entries
-        )
+        return tuple(e.id for path in sorted(self.stale_files) for e in self.files[path].entries)
 
 
 def load(config: Config) -> Catalog:
@@ -161,8 +157,10 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
     the changed files cost, not what the catalog holds."""
     files = dict(previous.files)
     mix = previous.mix
+    stale = set(previous.stale_files)
     for relpath in {pattern.clean(p) for p in changed}:
         old = files.pop(relpath, None)
+        stale.discard(relpath)
         if old is not None:
             mix ^= old.digest
         absolute = config.root / relpath
@@ -175,11 +173,12 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
         fresh = read(config, relpath)
         if fresh.broken and old is not None and old.entries:
             fresh = FileResult(old.entries, fresh.diagnostics, stale=True, digest=old.digest)
+            stale.add(relpath)
         files[relpath] = fresh
         mix ^= fresh.digest
     # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
     walk = tuple(d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink())
-    return Catalog(files, walk, mix)
+    return Catalog(files, walk, mix, frozenset(stale))
 
 
 def assemble(files: Mapping[str, FileResult], walk: Iterable[Diagnostic] = ()) -> Catalog:
@@ -187,7 +186,8 @@ def assemble(files: Mapping[str, FileResult], walk: Iterable[Diagnostic] = ()) -
     mix = 0
     for result in files.values():
         mix ^= result.digest
-    return Catalog(dict(files), tuple(walk), mix)
+    stale = frozenset(path for path, result in files.items() if result.stale)
+    return Catalog(dict(files), tuple(walk), mix, stale)
 
 
 def file_digest(entries: Iterable[Entry]) -> int:

@@ -24,17 +24,20 @@ class Field:
     tier: int
     name: str
     normal: str
-    tokens: frozenset[str]
+    tokens: tuple[str, ...]  # a tuple, not a set: a field holds a few words, and sets are big
     note: str | None = None  # the note id, for fields of a note
 
 
 @dataclass(frozen=True, slots=True)
 class Indexed:
-    """An entry with its fields and the union of their tokens."""
+    """An entry with its scored fields."""
 
     entry: Entry
     fields: tuple[Field, ...]
-    tokens: frozenset[str]
+
+    def tokens(self) -> set[str]:
+        """Return the union of the fields' tokens."""
+        return {t for f in self.fields for t in f.tokens}
 
 
 def fields_of(item: Entry) -> tuple[Field, ...]:
@@ -59,17 +62,19 @@ def fields_of(item: Entry) -> tuple[Field, ...]:
     for tier, name, value, note_id in raw:
         normal = text.normalize(value)
         if normal:
-            out.append(Field(tier, name, normal, frozenset(text.tokens_of_normal(normal)), note_id))
+            out.append(Field(tier, name, normal, text.tokens_of_normal(normal), note_id))
     return tuple(out)
 
 
 class Index:
-    """Entries by slot, postings token -> {slot: field positions}, and df per token."""
+    """Entries by slot, postings token -> {slot: field positions as a bit mask}, and df per
+    token. A bit mask, because a tuple per posting costs more memory than the rest of an
+    entry at 100k entries, while ints below 257 cost nothing (CPython caches them)."""
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self._slots: dict[int, Indexed] = {}
         self._by_id: dict[str, int] = {}
-        self._postings: dict[str, dict[int, tuple[int, ...]]] = {}
+        self._postings: dict[str, dict[int, int]] = {}
         self._df: dict[str, int] = {}
         self._next = 0
         # governs targets: literal paths by path, globs by pattern (few distinct ones)
@@ -110,8 +115,9 @@ class Index:
         n = len(self._slots)
         return n < 2 or 2 * self._df.get(token, 0) <= n
 
-    def postings(self, token: str) -> dict[int, tuple[int, ...]]:
-        """Return slot -> positions of the fields holding `token` (do not modify)."""
+    def postings(self, token: str) -> dict[int, int]:
+        """Return slot -> bit mask of the positions of the fields holding `token` (do not
+        modify; read the mask with `positions`)."""
         return self._postings.get(token, {})
 
     def slot(self, slot: int) -> Indexed:
@@ -164,16 +170,16 @@ class Index:
         if item.id in self._by_id:
             self.remove(item.id)
         fields = fields_of(item)
-        tokens: dict[str, list[int]] = {}
+        masks: dict[str, int] = {}
         for position, fld in enumerate(fields):
             for token in fld.tokens:
-                tokens.setdefault(token, []).append(position)
+                masks[token] = masks.get(token, 0) | (1 << position)
         slot = self._next
         self._next += 1
-        self._slots[slot] = Indexed(item, fields, frozenset(tokens))
+        self._slots[slot] = Indexed(item, fields)
         self._by_id[item.id] = slot
-        for token, positions in tokens.items():
-            self._postings.setdefault(token, {})[slot] = tuple(positions)
+        for token, mask in masks.items():
+            self._postings.setdefault(token, {})[slot] = mask
             self._df[token] = self._df.get(token, 0) + 1
         for target in item.governs:
             self._targets(target).setdefault(_target_key(target), set()).add(slot)
@@ -199,7 +205,7 @@ class Index:
                 claims.discard(entry_id)
                 if not claims:
                     del self._claims[old]
-        for token in indexed.tokens:
+        for token in indexed.tokens():
             posting = self._postings[token]
             del posting[slot]
             if not posting:
@@ -217,3 +223,13 @@ class Index:
 def _target_key(target: str) -> str:
     """Return the key a governs target is filed under ("" for patterns covering all)."""
     return "" if pattern.is_universal(target) else pattern.clean(target)
+
+
+def positions(mask: int) -> list[int]:
+    """Return the field positions set in a postings bit mask, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from router import text
-from router.index import NOTES, TIER_NAMES, Field, Index, Indexed
+from router.index import NOTES, TIER_NAMES, Field, Index, Indexed, positions
 
 # (exact, phrase, per token) for structured, family_text, open_first, notes.
 TIER_WEIGHTS = ((120.0, 80.0, 18.0), (32.0, 24.0, 6.0), (20.0, 16.0, 4.0), (18.0, 12.0, 3.0))
@@ -55,7 +55,7 @@ def field_score(q: Query, fld: Field, tier: int) -> float:
     exact, phrase, per_token = TIER_WEIGHTS[tier]
     if fld.normal == q.normal:
         return exact
-    if text.holds_phrase(fld.normal, q.normal):
+    if q.normal in fld.normal and text.holds_phrase(fld.normal, q.normal):
         return phrase
     return per_token * sum(w for t, w in q.weights.items() if t in fld.tokens)
 
@@ -69,21 +69,21 @@ def reached(index: Index, q: Query, slots: Iterable[int] | None = None) -> list[
     """Return the scores of every entry that some task token reaches (or of `slots` only),
     score above 0 only, in no particular order. Only the fields that hold a task token are
     scored: any other field scores 0, since exact and phrase matches need every task token."""
-    touched: dict[int, set[int]] = {}
+    touched: dict[int, int] = {}
     if slots is None:
         for token in q.tokens:
             for slot, held in index.postings(token).items():
-                touched.setdefault(slot, set()).update(held)
+                touched[slot] = touched.get(slot, 0) | held
     else:
         postings = [index.postings(token) for token in q.tokens]
         for slot in slots:
-            positions: set[int] = set()
+            mask = 0
             for posting in postings:
-                positions.update(posting.get(slot, ()))
-            touched[slot] = positions
+                mask |= posting.get(slot, 0)
+            touched[slot] = mask
     out = []
-    for slot, positions in touched.items():
-        scored = _assemble(q, index.slot(slot), sorted(positions))
+    for slot, mask in touched.items():
+        scored = _assemble(q, index.slot(slot), positions(mask))
         if scored.total > 0:
             out.append(scored)
     return out
@@ -96,23 +96,24 @@ def totals(index: Index, q: Query, slots: Iterable[int] | None = None) -> list[t
     postings = [(index.postings(t), w) for t, w in q.weights.items()]
     if slots is None:
         slots = {slot for posting, _ in postings for slot in posting}
-    task = frozenset(q.tokens)
     out = []
     for slot in slots:
         sums: dict[int, float] = {}
         for posting, weight in postings:
-            positions = posting.get(slot)
-            if positions:
-                for position in positions:
-                    sums[position] = sums.get(position, 0.0) + weight
+            mask = posting.get(slot, 0)
+            while mask:
+                low = mask & -mask
+                position = low.bit_length() - 1
+                mask ^= low
+                sums[position] = sums.get(position, 0.0) + weight
         fields = index.slot(slot).fields
         tiers = [0.0, 0.0, 0.0, 0.0]
         for position, weighted in sums.items():
             fld = fields[position]
             exact, phrase, per_token = TIER_WEIGHTS[fld.tier]
-            if task <= fld.tokens and fld.normal == q.normal:
+            if fld.normal == q.normal:
                 value = exact
-            elif task <= fld.tokens and text.holds_phrase(fld.normal, q.normal):
+            elif q.normal in fld.normal and text.holds_phrase(fld.normal, q.normal):
                 value = phrase
             else:
                 value = per_token * weighted
@@ -145,5 +146,5 @@ def _assemble(q: Query, indexed: Indexed, positions: Iterable[int]) -> Scored:
         tiers=(tiers[0], tiers[1], tiers[2], tiers[3]),
         field=best_field[top] if tiers[top] > 0 else "",
         notes=matched if tiers[NOTES] > 0 else (),
-        terms=indexed.tokens.intersection(q.tokens),
+        terms=frozenset(t for t in q.tokens if any(t in f.tokens for f in indexed.fields)),
     )
