@@ -1,12 +1,21 @@
-# Shared by the kroute hook shims (sourced, not run). Finds the socket of the daemon that
-# serves the repository around $CLAUDE_PROJECT_DIR (else the working directory), the way
-# router/paths.py names it: a hash of the repository root and its kroute.toml.
+# Shared by the kroute hook shims (sourced, not run). `kroute_socket` sets `found` to the
+# socket of the daemon that serves the repository around $CLAUDE_PROJECT_DIR (else the
+# working directory), named as router/paths.py names it: a hash of the repository root and
+# its kroute.toml. It returns 1 when there is none. Every process spawned costs about a
+# millisecond, so the common case spawns none.
 
 kroute_socket() {
+  # `kroute install claude --project` writes the socket path into the hook command, which
+  # spares the search below (a few processes, so a few milliseconds).
+  if [ -n "${KROUTE_SOCKET:-}" ]; then
+    found=$KROUTE_SOCKET
+    [ -S "$found" ]
+    return
+  fi
   dir=${CLAUDE_PROJECT_DIR:-$PWD}
   while [ ! -f "$dir/kroute.toml" ]; do
-    [ "$dir" = / ] && return 1
-    dir=$(dirname "$dir")
+    case $dir in */*[!/]*) dir=${dir%/*} ;; *) return 1 ;; esac
+    [ -n "$dir" ] || return 1
   done
   root=$(cd "$dir" && pwd -P) || return 1
   key=$( { printf '%s\000%s' "$root" "$root/kroute.toml" | sha256sum 2>/dev/null \
@@ -14,6 +23,6 @@ kroute_socket() {
   if [ -n "${XDG_RUNTIME_DIR:-}" ]; then run="$XDG_RUNTIME_DIR/kroute"; else run="/tmp/kroute-$(id -u)"; fi
   sock="$run/$key.sock"
   [ "${#sock}" -le 100 ] || sock="/tmp/kroute-$(id -u)/$key.sock"
-  [ -S "$sock" ] || return 1
-  printf '%s' "$sock"
+  found=$sock
+  [ -S "$found" ]
 }

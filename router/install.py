@@ -71,10 +71,15 @@ def hooks_dir() -> Path:
     return Path(str(resources.files("router").joinpath("data/hooks"))).resolve()
 
 
-def claude_command(shim: str, hook_bin: Path, version: str, shadow: bool) -> str:
+def claude_command(
+    shim: str, hook_bin: Path, version: str, shadow: bool, socket: Path | None = None
+) -> str:
     """Return the settings command running one shim, with the interpreter's kroute-hook by
-    absolute path (a version-manager shim on PATH costs tens of milliseconds)."""
+    absolute path (a version-manager shim on PATH costs tens of milliseconds) and, for a
+    project's settings, the daemon's socket (which spares the shim its search)."""
     parts = [f"{MARKER}{shlex.quote(str(hook_bin))}", f"KROUTE_VERSION={shlex.quote(version)}"]
+    if socket is not None:
+        parts.append(f"KROUTE_SOCKET={shlex.quote(str(socket))}")
     if shadow:
         parts.append("KROUTE_MODE=shadow")
     parts.append(shlex.quote(str(hooks_dir() / "claude" / shim)))
@@ -109,7 +114,9 @@ def merge_claude(settings: dict[str, Any], commands: dict[str, tuple[str | None,
             group["matcher"] = matcher
 
 
-def plan_claude(settings_path: Path, hook_bin: Path, version: str, shadow: bool) -> Plan:
+def plan_claude(
+    settings_path: Path, hook_bin: Path, version: str, shadow: bool, socket: Path | None = None
+) -> Plan:
     """Return the plan merging kroute's hooks into a Claude Code settings file. Raises
     InstallError when the file exists but is not a JSON object (it is never overwritten)."""
     before = settings_path.read_text(encoding="utf-8") if settings_path.exists() else None
@@ -123,7 +130,7 @@ def plan_claude(settings_path: Path, hook_bin: Path, version: str, shadow: bool)
     if not isinstance(settings, dict):
         raise InstallError(f"{settings_path} is not a JSON object", "Fix it first")
     commands = {
-        event: (matcher, claude_command(shim, hook_bin, version, shadow))
+        event: (matcher, claude_command(shim, hook_bin, version, shadow, socket))
         for event, matcher, shim in CLAUDE_EVENTS
     }
     merge_claude(settings, commands)

@@ -393,12 +393,15 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
             timed(shim, data, env, root)  # warm up
         bare = [curl(target.places.socket, "/v1/status") for _ in range(runs)]
         fast = [timed(shim, data, env, root) for _ in range(runs)]
+        baked = {**env, "KROUTE_SOCKET": str(target.places.socket)}
+        installed = [timed(shim, data, baked, root) for _ in range(runs)]
         with_daemon = [timed(hook_bin, data, env, root) for _ in range(runs)]
     finally:
         client.stop(target)
     rows = [
         ("bare curl round trip, GET /v1/status", bare),
-        ("hook shim, fast path (curl to the daemon)", fast),
+        ("hook shim as `kroute install claude` writes it (socket known)", installed),
+        ("hook shim finding the socket itself (user-scope install)", fast),
         ("kroute-hook with a running daemon", with_daemon),
         ("kroute-hook slow path (in process, starts a daemon)", slow),
     ]

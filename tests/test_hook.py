@@ -287,3 +287,17 @@ def test_output_is_kept_under_the_harness_cap() -> None:
     plan_ = hook.Plan("route", {"task": "x"})
     out = hook.render("claude", "UserPromptSubmit", plan_, {"pointers": [1], "text": long_text})
     assert len(out) < 10_000
+
+
+def test_a_socket_named_by_the_install_is_used_as_it_is(daemon: Path) -> None:
+    socket_path = str(target(daemon).places.socket)
+    elsewhere = daemon.parent  # no kroute.toml to find from here: only the named socket works
+    result, _ = run_hook(
+        "claude/user-prompt-submit",
+        payload("user_prompt_submit.json", daemon),
+        daemon,
+        KROUTE_SOCKET=socket_path,
+        CLAUDE_PROJECT_DIR=str(elsewhere),
+        KROUTE_HOOK_BIN="/nonexistent/kroute-hook",
+    )
+    assert EM in result.stdout.decode()

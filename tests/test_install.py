@@ -75,6 +75,7 @@ def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
         assert len(ours) == 1
         shim = ours[0]["command"].split()[-1].strip("'")
         assert Path(shim).is_file() and os.access(shim, os.X_OK)
+    assert "KROUTE_SOCKET=" in ours[0]["command"]  # a project install names its daemon's socket
     again = kroute("install", "claude", cwd=repo)
     assert "already up to date" in again.stdout
     assert json.loads(settings.read_text()) == merged

@@ -128,12 +128,17 @@ def install() -> None:
 @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
 def install_claude(scope: str, shadow: bool, dry_run: bool) -> None:
     """Add the UserPromptSubmit, SessionStart and PreToolUse hooks to Claude Code."""
+    socket = None
     if scope == "user":
         settings = Path(os.environ.get("HOME", str(Path.home()))) / ".claude" / "settings.json"
     else:
-        settings = resolve_config(None, None).root / ".claude" / "settings.json"
+        cfg = resolve_config(None, None)
+        settings = cfg.root / ".claude" / "settings.json"
+        if cfg.file is not None:  # the shims find a bare catalog's daemon themselves
+            socket = client.target(cfg.root, cfg.file, os.environ).places.socket
     hook_bin = Path(sys.executable).with_name("kroute-hook")
-    _carry_out(install_module.plan_claude(settings, hook_bin, __version__, shadow), dry_run)
+    plan = install_module.plan_claude(settings, hook_bin, __version__, shadow, socket)
+    _carry_out(plan, dry_run)
 
 
 @install.command(name="git")
