@@ -1,27 +1,18 @@
-"""The daemon: a hot index served as HTTP/1.1 over a Unix socket, kept in step with the
-catalog on disk by a file watcher (DESIGN 10).
-
-Standard library HTTP (`http.server` on a threading Unix-socket server): one thread per
-connection, so a client that connects and never sends ties up only its own thread until the
-idle timeout. Every request and every catalog change takes one lock, so a route never sees a
-half-applied change.
-"""
+"""The daemon: a hot index kept in step with the catalog on disk by a file watcher, served
+over HTTP on a Unix socket (`server` is the transport). Every request and every catalog change
+takes one lock, so a route never sees a half-applied change."""
 
 from __future__ import annotations
 
 import datetime
 import os
 import signal
-import socket
-import socketserver
-import struct
 import sys
 import threading
 import time
 import traceback
 import urllib.parse
 from collections.abc import Callable, Mapping
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -29,26 +20,14 @@ import orjson
 
 from router import __version__, catalog, hook, intent, paths, watch
 from router import handler as route_handler
-from router.client import SOURCE_HEADER, VERSION_HEADER
+from router import server as server_module
 from router.config import Config
 from router.engine import Engine
 from router.errors import KrouteError, RequestError
+from router.server import HOOK_PREFIX, HttpError
+from router.server import error as error_document
 
-HOOK_PREFIX = "/v1/hook/"
-BODY_CAP = 1024 * 1024
-RELEVANCE_BODY_CAP = 4 * 1024 * 1024
-IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
 Handler = Callable[["Service", Any], tuple[int, Any]]
-
-
-class HttpError(Exception):
-    """An HTTP error answer: status, code token and message."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
 
 
 class Service:
@@ -112,14 +91,14 @@ class Service:
                     )
                 return handler(self, payload)
         except HttpError as error:
-            return error.status, _error(error.code, error.message)
+            return error.status, error_document(error.code, error.message)
         except RequestError as error:
-            return 400, _error("bad_request", str(error))
+            return 400, error_document("bad_request", str(error))
         except KrouteError as error:
-            return 500, _error("failed", str(error))
+            return 500, error_document("failed", str(error))
         except Exception:  # the daemon outlives any bug in one request
             traceback.print_exc(file=sys.stderr)
-            return 500, _error("internal", "the daemon failed on this request; see its log")
+            return 500, error_document("internal", "the daemon failed on this request; see its log")
 
     def route(self, body: Any) -> tuple[int, Any]:  # dispatched with its source above
         raise NotImplementedError
@@ -250,97 +229,6 @@ class Service:
         return targets or [self.config.root]
 
 
-# -- HTTP -----------------------------------------------------------------------------------------
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    timeout = IDLE_TIMEOUT
-    server: _Server
-    error_content_type = "application/json"
-
-    def address_string(self) -> str:  # a Unix socket peer has no address
-        return "unix"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass  # one line per request would drown the log; errors are logged where they occur
-
-    def _answer(self, status: int, document: Any, elapsed: float | None = None) -> None:
-        if isinstance(document, str):  # a hook's output, printed as it is
-            payload, kind = document.encode("utf-8"), "text/plain; charset=utf-8"
-        else:
-            payload, kind = orjson.dumps(document, option=orjson.OPT_SORT_KEYS), "application/json"
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(payload)))
-        if elapsed is not None:  # time spent answering inside the daemon, for benchmarks
-            self.send_header("Server-Timing", f"app;dur={elapsed * 1000:.3f}")
-        if self.close_connection:
-            self.send_header("Connection", "close")
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        self.close_connection = True
-        self._answer(code, _error("bad_http", message or "malformed HTTP request"))
-
-    def _handle(self) -> None:
-        service = self.server.service
-        path = self.path
-        client_version = self.headers.get(VERSION_HEADER)
-        if client_version and client_version != service.version and path != "/v1/shutdown":
-            self._answer(
-                409,
-                _error("restart", f"daemon version {service.version}, client {client_version}"),
-            )
-            return
-        cap = RELEVANCE_BODY_CAP if path.startswith("/v1/matrix/relevance") else BODY_CAP
-        if self.headers.get("Transfer-Encoding"):
-            self.close_connection = True
-            self._answer(400, _error("bad_request", "send the body with a Content-Length"))
-            return
-        try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            length = -1
-        if length < 0:
-            self.close_connection = True
-            self._answer(400, _error("bad_request", "Content-Length is not a number"))
-            return
-        if length > cap:
-            self.close_connection = True  # the unread body must not be parsed as a request
-            self._answer(413, _error("too_large", f"body of {length} bytes is over {cap}"))
-            return
-        body = self.rfile.read(length) if length else b""
-        began = time.perf_counter()
-        source = self.headers.get(SOURCE_HEADER) or "socket"
-        status, document = service.dispatch(self.command, path, body, source[:40])
-        self._answer(status, document, time.perf_counter() - began)
-        if path == "/v1/shutdown" and status == 200:
-            threading.Thread(target=self.server.shutdown, daemon=True).start()
-
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
-
-
-class _Server(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 256  # many hooks may connect at once; the default backlog is 5
-
-    def __init__(self, address: str, service: Service) -> None:
-        self.service = service
-        super().__init__(address, _Handler)
-
-    def verify_request(self, request: Any, client_address: Any) -> bool:
-        """Refuse connections from another user (SO_PEERCRED, where the platform has it)."""
-        peercred = getattr(socket, "SO_PEERCRED", None)
-        if peercred is None:
-            return True
-        creds = request.getsockopt(socket.SOL_SOCKET, peercred, struct.calcsize("3i"))
-        _pid, uid, _gid = struct.unpack("3i", creds)
-        return bool(uid == os.getuid())
-
-
 # -- running --------------------------------------------------------------------------------------
 
 
@@ -368,7 +256,7 @@ def serve(
     service = Service(config, places, version=version)
     old_umask = os.umask(0o177)  # the socket is created 0600
     try:
-        server = _Server(str(places.socket), service)
+        server = server_module.Server(str(places.socket), service)
     finally:
         os.umask(old_umask)
     os.chmod(places.socket, 0o600)
@@ -435,10 +323,6 @@ def _object(body: Any) -> Mapping[str, Any]:
     if not isinstance(body, dict):
         raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
     return body
-
-
-def _error(code: str, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}
 
 
 def _now() -> str:

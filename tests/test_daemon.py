@@ -328,3 +328,29 @@ def test_a_directory_moved_in_and_out_is_indexed_and_forgotten(
     assert eventually(lambda: pointer_ids(running, "walrus tusk ledger") == ["TW-WALRUS"])
     moved.rename(tmp_path / "gone")
     assert eventually(lambda: pointer_ids(running, "walrus tusk ledger") == [])
+
+
+def test_a_missing_socket_is_named_and_the_daemon_replaced(
+    running: client.Target, repo: Path
+) -> None:
+    old = json.loads(running.places.status.read_text())["pid"]
+    running.places.socket.unlink()
+    current, sentence = client.state(running)
+    assert (
+        current == "socket-missing" and f"pid {old}" in sentence and "socket is missing" in sentence
+    )
+    routed = kroute("route", "retry a failed delivery", cwd=repo)
+    assert routed.returncode == 0 and EM in routed.stdout
+    assert eventually(lambda: not client.alive(old))
+    assert client.state(running)[0] == "running"
+
+
+def test_a_stale_status_file_is_cleaned(repo: Path) -> None:
+    target = client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
+    target.places.runtime.mkdir(parents=True, exist_ok=True)
+    target.places.status.write_text(json.dumps({"pid": 2**22 + 12345, "version": "x"}))
+    assert client.state(target)[0] == "died"
+    status = kroute("status", cwd=repo)
+    assert status.returncode == 1 and status.stdout.startswith("died: the daemon (pid")
+    assert kroute("stop", cwd=repo).stdout.startswith("not running")
+    assert not target.places.status.exists()
