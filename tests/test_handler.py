@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -121,3 +122,27 @@ def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) ->
 def test_review_without_a_log_says_so(repo: Path) -> None:
     result = kroute("shadow", "stats", cwd=repo)
     assert result.returncode == 1 and "no shadow log yet" in result.stderr
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
+def test_the_html_report_renders_in_a_browser_without_network(repo: Path, tmp_path: Path) -> None:
+    engine = Engine.load(config.load(repo / "kroute.toml"))
+    handler.route(
+        engine, {"task": "retry a failed delivery"}, handler.recorder(engine, os.environ), "cli"
+    )
+    page = tmp_path / "report.html"
+    assert kroute("shadow", "report", "--html", str(page), cwd=repo).returncode == 0
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        [
+            "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
+            "--proxy-server=127.0.0.1:9",  # any network request would fail
+            f"--screenshot={shot}", "--window-size=1000,1200", page.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert shot.is_file() and shot.stat().st_size > 10_000
