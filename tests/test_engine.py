@@ -164,3 +164,16 @@ def test_auto_strategy_takes_budget_from_the_intent_unless_given(demo: Path) -> 
 def test_unknown_strategy_is_refused(demo: Path) -> None:
     with pytest.raises(RequestError, match="strategy is 'psychic'"):
         engine_at(demo).route({"task": "x", "strategy": "psychic"})
+
+
+def test_strategy_budgets_can_be_overridden_in_the_config(demo: Path) -> None:
+    toml = demo / "kroute.toml"
+    toml.write_text(toml.read_text() + "\n[intent.strategies.global]\nbudget = 3\ndepth = 6\n")
+    engine = engine_at(demo)
+    task = (
+        "give me an overview of everything about webhook delivery, retries, signing keys and "
+        "redelivery so I can summarize all of it for the new on-call engineer this week"
+    )
+    auto = engine.route({"task": task, "strategy": "auto"})
+    assert auto["intent"]["token_budget"] == 3 and auto["intent"]["retrieval_depth"] == 6
+    assert len(auto["pointers"]) == 3
