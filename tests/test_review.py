@@ -1,0 +1,325 @@
+"""Reviewing the shadow log (DESIGN 12): stats, diff, replay, the HTML report."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from router import config, report, review, shadow
+from router.engine import Engine
+
+from conftest import DEMO, FIXTURES, REPO
+from records import REQUEST, document, record
+
+# -- review ----------------------------------------------------------------------------------
+
+
+def stats_set() -> list[dict[str, Any]]:
+    return [
+        record("a", ["A", "B", "C"], kinds=["decision", "decision", "how_to"], injected=True),
+        record("b", ["D"], kinds=["how_to"], elapsed_us=300),
+        record("c", [], elapsed_us=200),
+        record("d", skip="envelope", elapsed_us=5),
+        record("a", ["A", "E"], version="0.10.0", injected=True, elapsed_us=1000),
+        record("c", ["B", "F"], version="0.10.0", injected=True, elapsed_us=3000),
+        record("x", skip="empty-prompt", version="0.9.0"),
+    ]
+
+
+def test_stats_numbers_grouped_by_version() -> None:
+    s = review.stats(stats_set())
+    assert s["versions"] == ["0.1.0", "0.9.0", "0.10.0"]
+    old, mid, new, every = (*(s["by_version"][v] for v in s["versions"]), s["all"])
+    assert (old["records"], old["routes"], old["routed"], old["silent"]) == (4, 3, 2, 1)
+    assert (old["skipped"], old["injected"]) == (1, 1)
+    assert (old["silence_rate"], old["injected_rate"], old["pointers_per_route"]) == (
+        0.3333,
+        0.3333,
+        1.3333,
+    )
+    assert old["kinds"] == {"decision": 2, "how_to": 2}
+    assert old["purposes"] == {"procedure": 2, "rationale": 2}
+    assert old["skips"] == {"envelope": 1}
+    assert old["latency_us"] == {"p50": 200, "p90": 300, "p99": 300, "max": 300}
+    assert (mid["routes"], mid["skipped"], mid["silence_rate"], mid["skips"]) == (
+        0,
+        1,
+        None,
+        {"empty-prompt": 1},
+    )
+    assert mid["latency_us"] == {"p50": None, "p90": None, "p99": None, "max": None}
+    assert (new["silence_rate"], new["injected_rate"], new["pointers_per_route"]) == (0, 1, 2)
+    assert new["latency_us"] == {"p50": 1000, "p90": 3000, "p99": 3000, "max": 3000}
+    assert (every["records"], every["routes"], every["skipped"]) == (7, 5, 2)
+    assert (every["silence_rate"], every["injected_rate"], every["pointers_per_route"]) == (
+        0.2,
+        0.6,
+        1.6,
+    )
+    assert every["latency_us"] == {"p50": 300, "p90": 3000, "p99": 3000, "max": 3000}
+
+    text = review.stats_text(s)
+    header, *rows = text.splitlines()[:5]
+    assert header.split() == [
+        *("engine", "records", "routes", "silence", "injected", "skipped", "ptr/route"),
+        *("p50", "us", "p90", "us", "p99", "us"),
+    ]
+    assert rows[0].split() == [
+        "0.1.0",
+        "4",
+        "3",
+        "33.3%",
+        "33.3%",
+        "1",
+        "1.33",
+        "200",
+        "300",
+        "300",
+    ]
+    assert rows[1].split() == ["0.9.0", "1", "0", "-", "-", "1", "-", "-", "-", "-"]
+    assert rows[3].split() == [
+        "all",
+        "7",
+        "5",
+        "20.0%",
+        "60.0%",
+        "2",
+        "1.60",
+        "300",
+        "3000",
+        "3000",
+    ]
+    assert "0.1.0: kinds offered   decision 2, how_to 2" in text
+    assert "\u2014" not in text
+
+
+def diff_set() -> list[dict[str, Any]]:
+    return [
+        record("t1", ["X"], version="1.0"),  # superseded by the later t1 line under 1.0
+        record("t1", ["A", "B", "C"], version="1.0"),
+        record("t1", ["Z"], version="0.9"),  # another version: never mixed in
+        record("t1", ["B", "A", "D"], version="1.1"),
+        record("t2", ["A"], version="1.0"),
+        record("t2", ["A"], version="1.1"),
+        record("t3", ["A"], version="1.0"),
+        record("t4", ["A"], version="1.1"),
+        record("t5", ["A", "B"], version="1.0"),
+        record("t5", [], version="1.1"),
+        record("t6", skip="envelope", version="1.1"),
+    ]
+
+
+def test_diff_lists_moved_appeared_vanished_per_task() -> None:
+    d = review.diff(diff_set(), "1.0", "1.1")
+    assert d["summary"] == {
+        "compared": 3,
+        "changed": 2,
+        "unchanged": 1,
+        "moved": 2,
+        "appeared": 1,
+        "vanished": 3,
+        "only_from": 1,
+        "only_to": 1,
+    }
+    t1, t2, t5 = d["tasks"]
+    assert (t1["task"], t1["changed"], t1["status"]) == ("t1", True, None)
+    assert t1["moved"] == [{"id": "B", "from": 2, "to": 1}, {"id": "A", "from": 1, "to": 2}]
+    assert t1["appeared"] == [{"id": "D", "to": 3}]
+    assert t1["vanished"] == [{"id": "C", "from": 3}]
+    assert (t1["from"]["pointers"], t1["to"]["pointers"]) == (["A", "B", "C"], ["B", "A", "D"])
+    assert (t2["task"], t2["changed"], t2["moved"], t2["appeared"], t2["vanished"]) == (
+        "t2",
+        False,
+        [],
+        [],
+        [],
+    )
+    assert t5["vanished"] == [{"id": "A", "from": 1}, {"id": "B", "from": 2}]
+    assert t5["status"] == {
+        "from": "routed",
+        "to": "no_match",
+        "from_silence": None,
+        "to_silence": "no_document_reached",
+    }
+
+    text = review.diff_text(d)
+    assert text.splitlines()[0].startswith("diff 1.0 -> 1.1: 3 tasks under both, 2 changed")
+    assert "  moved     B  2 -> 1" in text and "  appeared  D  at 3" in text
+    assert "  vanished  C  was 3" in text and "task  t2" not in text
+    assert "  status    routed -> no_match (no_document_reached)" in text
+
+
+def test_diff_names_the_versions_when_one_is_missing() -> None:
+    with pytest.raises(shadow.ShadowError, match=r"version 2\.0") as caught:
+        review.diff(diff_set(), "1.0", "2.0")
+    assert caught.value.todo == "Versions in the log: 0.9, 1.0, 1.1"
+
+
+def test_replay_reports_matches_mismatches_and_errors() -> None:
+    budget3 = {**REQUEST, "budget": 3}
+    logged = [
+        record("same", ["OLD"]),  # the later line of the same task and request wins
+        record("same", ["A", "B"]),
+        record("same", ["A"], request=budget3),  # another request: replayed on its own
+        record("quiet", []),
+        record("moves", ["A", "B", "C"]),
+        record("boom", ["A"]),
+        record("skipped", skip="daemon-unavailable"),
+    ]
+    answers = {
+        ("same", 5): document(["A", "B"]),
+        ("same", 3): document(["A"]),
+        ("quiet", 5): document([]),
+        ("moves", 5): document(["B", "A", "D"]),
+    }
+    asked: list[tuple[str, dict[str, Any]]] = []
+    ticks: list[tuple[int, int]] = []
+
+    def route(task: str, request: dict[str, Any]) -> dict[str, Any]:
+        asked.append((task, request))
+        if task == "boom":
+            raise RuntimeError("index gone")
+        return answers[(task, request["budget"])]
+
+    report = review.replay(logged, route, lambda done, total: ticks.append((done, total)))
+    assert report["summary"] == {"tasks": 5, "matched": 3, "mismatched": 1, "errored": 1}
+    assert [(t, r["budget"]) for t, r in asked] == [
+        ("same", 5),
+        ("same", 3),
+        ("quiet", 5),
+        ("moves", 5),
+        ("boom", 5),
+    ]
+    assert ticks == [(1, 5), (2, 5), (3, 5), (4, 5), (5, 5)]
+    by_task = {(t["task"], t["request"]["budget"]): t for t in report["tasks"]}
+    assert by_task[("same", 5)]["match"] and by_task[("quiet", 5)]["match"]
+    moves = by_task[("moves", 5)]
+    assert (moves["match"], moves["error"]) == (False, None)
+    assert moves["control"]["pointers"] == ["A", "B", "C"]
+    assert moves["candidate"]["pointers"] == ["B", "A", "D"]
+    assert moves["moved"] == [{"id": "B", "from": 2, "to": 1}, {"id": "A", "from": 1, "to": 2}]
+    assert (moves["appeared"], moves["vanished"]) == (
+        [{"id": "D", "to": 3}],
+        [{"id": "C", "from": 3}],
+    )
+    boom = by_task[("boom", 5)]
+    assert (boom["match"], boom["candidate"], boom["error"]) == (
+        False,
+        None,
+        "RuntimeError: index gone",
+    )
+
+    text = review.replay_text(report)
+    assert text.splitlines()[0] == "replay: 5 tasks, 3 matched, 1 mismatched, 1 errored"
+    assert "MISMATCH  moves" in text and "  control    routed: A, B, C" in text
+    assert "  candidate  routed: B, A, D" in text
+    assert "ERROR     boom" in text and "RuntimeError: index gone" in text
+    assert "same" not in text
+
+
+def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
+    copy_tree: Callable[[Path], Path],
+) -> None:
+    repo = copy_tree(DEMO)
+    engine = Engine.load(config.load(repo / "kroute.toml"))
+    log = repo.parent / "shadow" / "2025-03-01.jsonl"
+    tasks = ["retry backoff for webhooks delivery", "add a column migration to the invoices table"]
+    for task in tasks:
+        doc = engine.route({"task": task})
+        request = {"filters": doc["filters"], "budget": 5, "order": "diverse", "paths": []}
+        shadow.append(
+            log,
+            shadow.entry(
+                at="2025-03-01T10:00:00Z",
+                engine_version=engine.version,
+                catalog_fingerprint=doc["catalog"]["fingerprint"],
+                config_digest=engine.config.digest,
+                source="cli",
+                session=None,
+                prompt_id=None,
+                cwd=str(repo),
+                mode="live",
+                injected=True,
+                task=task,
+                request={**request, "strategy": None},
+                document=doc,
+                text=doc["text"],
+                elapsed_us=900,
+            ),
+        )
+
+    def route(task: str, request: dict[str, Any]) -> dict[str, Any]:
+        return engine.route(shadow.body(task, request))
+
+    untouched = review.replay(shadow.read(log), route)
+    assert untouched["summary"] == {"tasks": 2, "matched": 2, "mismatched": 0, "errored": 0}
+
+    decision = repo / "docs" / "decisions" / "0008-exponential-backoff-with-jitter.md"
+    before = "problem_spaces: [retry a failed delivery, thundering herd after an outage]"
+    assert before in decision.read_text()
+    decision.write_text(
+        decision.read_text().replace(before, "problem_spaces: [choose a dashboard colour]")
+    )
+    engine.reload()
+
+    report = review.replay(shadow.read(log), route)
+    assert report["summary"] == {"tasks": 2, "matched": 1, "mismatched": 1, "errored": 0}
+    changed = [t for t in report["tasks"] if not t["match"]]
+    assert [t["task"] for t in changed] == [tasks[0]]
+    fresh = [p["id"] for p in engine.route({"task": tasks[0]})["pointers"]]
+    assert changed[0]["candidate"]["pointers"] == fresh != changed[0]["control"]["pointers"]
+    assert "TW-DR-0008" in [m["id"] for m in changed[0]["moved"] + changed[0]["vanished"]]
+
+
+def test_report_html_is_one_self_contained_escaped_page() -> None:
+    records = [
+        *stats_set(),
+        record(
+            "<script>alert('x')</script> see https://evil.example", ["<b>X</b>"], version="0.10.0"
+        ),
+        record("t", ["A"], version="<img src=x>"),
+    ]
+    page = review.report_html(records, "Shadow <report> for demo")
+    assert page == review.report_html(records, "Shadow <report> for demo")  # deterministic
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 3
+    assert "<title>Shadow &lt;report&gt; for demo</title>" in page
+    for version in ("0.1.0", "0.9.0", "0.10.0", "&lt;img src=x&gt;"):
+        assert f"<td>{version}</td>" in page
+    assert "<td>33.3%</td>" in page and "<td>1.33</td>" in page  # 0.1.0: silence, ptr/route
+    assert "<script" not in page.lower() and "<img" not in page and "<b>X" not in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert re.findall(r"<[a-z][^>]*\s(?:src|href)\s*=", page, re.I) == []  # no link at all
+    assert not re.search(r"""<(?:link|img|iframe|object|embed)\b""", page, re.I)
+    assert "url(" not in page and "@import" not in page
+    # latency histogram: log-spaced buckets from 100 us to 2000 us
+    assert ">100µs</text>" in page and ">2ms</text>" in page
+
+
+def test_latency_buckets_are_log_spaced() -> None:
+    assert report.latency_buckets([]) == []
+    assert report.latency_buckets([0, 3, 3, 40, 999, 1000, 1500]) == [
+        (0, 1),
+        (1, 0),
+        (2, 2),
+        (5, 0),
+        (10, 0),
+        (20, 1),
+        (50, 0),
+        (100, 0),
+        (200, 0),
+        (500, 1),
+        (1000, 2),
+    ]
+
+
+def test_the_shadow_modules_print_nothing_and_read_no_clock() -> None:
+    for name in ("shadow.py", "review.py", "report.py"):
+        source = (REPO / "router" / name).read_text()
+        for banned in ("print(", "import click", "os.environ", "time.time", "datetime.now"):
+            assert banned not in source, (name, banned)
+    assert os.path.isfile(FIXTURES / "shadow" / "README.md")
