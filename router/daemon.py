@@ -218,15 +218,18 @@ class Service:
             traceback.print_exc(file=sys.stderr)
 
     def watch_targets(self) -> list[Path]:
-        """Return the existing roots and the config file, for the watcher."""
-        targets = []
+        """Return what the watcher watches: each root, or for a root that does not exist yet
+        its nearest existing parent (so that creating it is seen), and the config file."""
+        targets: list[Path] = []
         for root in self.config.roots:
             path = (self.config.root / root).resolve()
-            if path.exists():
+            while not path.exists() and path != self.config.root and path.parent != path:
+                path = path.parent
+            if path not in targets:
                 targets.append(path)
         if self.config.file is not None:
             targets.append(self.config.file)
-        return targets or [self.config.root]
+        return targets
 
 
 # -- running --------------------------------------------------------------------------------------

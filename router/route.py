@@ -147,7 +147,8 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         dropped = len(anchored) - len(kept_anchored) + len(ranked) - len(kept_ranked)
         anchored, ranked = kept_anchored, kept_ranked
     if not ranked and not anchored:
-        if dropped or not any(admitted(i.entry) for i in index):
+        filtering = any(v is not None for v in request.filters().values())
+        if dropped or (filtering and not any(admitted(i.entry) for i in index)):
             return route(matched=matched, silence="filtered", filtered_by_focus=dropped)
         return route(matched=matched, silence="no_document_reached")
 

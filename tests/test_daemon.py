@@ -354,3 +354,16 @@ def test_a_stale_status_file_is_cleaned(repo: Path) -> None:
     assert status.returncode == 1 and status.stdout.startswith("died: the daemon (pid")
     assert kroute("stop", cwd=repo).stdout.startswith("not running")
     assert not target.places.status.exists()
+
+
+def test_a_root_created_after_start_is_watched(tmp_path: Path) -> None:
+    repo = tmp_path / "fresh"
+    repo.mkdir()
+    assert kroute("init", cwd=repo).returncode == 0
+    assert kroute("start", cwd=repo).returncode == 0
+    target = client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
+    (repo / "docs" / "decisions").mkdir(parents=True)
+    (repo / "docs" / "decisions" / "0001-cache.md").write_text(
+        "---\nid: DR-1\nsummary: responses are cached for five minutes\n---\n"
+    )
+    assert eventually(lambda: pointer_ids(target, "cached five minutes") == ["DR-1"])

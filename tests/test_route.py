@@ -284,3 +284,8 @@ def test_same_request_same_route() -> None:
     first = run(_turn_catalog(), "ledger shelf naming", TAXONOMY)
     second = run(list(reversed(_turn_catalog())), "ledger shelf naming", TAXONOMY)
     assert ids(first) == ids(second)
+
+
+def test_an_empty_catalog_is_not_reached_and_not_filtered() -> None:
+    assert run([], "add caching").silence == "no_document_reached"
+    assert run([], "add caching", kind="decision").silence == "filtered"
