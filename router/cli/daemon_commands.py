@@ -134,8 +134,14 @@ def install_claude(scope: str, shadow: bool, dry_run: bool) -> None:
     else:
         cfg = resolve_config(None, None)
         settings = cfg.root / ".claude" / "settings.json"
-        if cfg.file is not None:  # the shims find a bare catalog's daemon themselves
+        if cfg.file is not None:
             socket = client.target(cfg.root, cfg.file, os.environ).places.socket
+        else:  # hooks find a repository by its kroute.toml
+            click.echo(
+                f"note: no kroute.toml at or above {cfg.root}: the hooks stay silent until "
+                "there is one (kroute init writes a starter)",
+                err=True,
+            )
     hook_bin = Path(sys.executable).with_name("kroute-hook")
     plan = install_module.plan_claude(settings, hook_bin, __version__, shadow, socket)
     _carry_out(plan, dry_run)
