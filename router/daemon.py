@@ -27,7 +27,7 @@ from router.errors import KrouteError, RequestError
 from router.server import HOOK_PREFIX, HttpError
 from router.server import error as error_document
 
-Handler = Callable[["Service", Any], tuple[int, Any]]
+Handler = Callable[["Service", Any, str], tuple[int, Any]]  # (service, body, source)
 
 
 class Service:
@@ -84,12 +84,7 @@ class Service:
                 raise HttpError(405, "method_not_allowed", f"{path} takes {allowed}")
             payload = _decode(body) if method == "POST" else None
             with self.lock:
-                if handler is Service.route:
-                    self.routes += 1
-                    return 200, route_handler.route(
-                        self.engine, _object(payload), self.recorder, source
-                    )
-                return handler(self, payload)
+                return handler(self, payload, source)
         except HttpError as error:
             return error.status, error_document(error.code, error.message)
         except RequestError as error:
@@ -100,8 +95,9 @@ class Service:
             traceback.print_exc(file=sys.stderr)
             return 500, error_document("internal", "the daemon failed on this request; see its log")
 
-    def route(self, body: Any) -> tuple[int, Any]:  # dispatched with its source above
-        raise NotImplementedError
+    def route(self, body: Any, source: str) -> tuple[int, Any]:
+        self.routes += 1
+        return 200, route_handler.route(self.engine, _object(body), self.recorder, source)
 
     def hook(
         self, method: str, path: str, body: bytes, query: Mapping[str, list[str]]
@@ -120,23 +116,23 @@ class Service:
             text = route_handler.respond(self.engine, parts[0], parts[1], body, self.recorder, mode)
             return 200, text
 
-    def explain(self, body: Any) -> tuple[int, Any]:
+    def explain(self, body: Any, _source: str) -> tuple[int, Any]:
         return 200, self.engine.explain(_object(body))
 
-    def classify(self, body: Any) -> tuple[int, Any]:
+    def classify(self, body: Any, _source: str) -> tuple[int, Any]:
         body = _object(body)
         text = body.get("text", body.get("task"))
         if not isinstance(text, str):
             raise RequestError("`text` is missing or not text", 'Send {"text": "..."}')
         return 200, intent.as_dict(intent.classify(text, self.engine.intent_defaults))
 
-    def relevance(self, body: Any) -> tuple[int, Any]:
+    def relevance(self, body: Any, _source: str) -> tuple[int, Any]:
         from router import relevance
 
         focus, chunks, threshold = relevance.parse_request(body)
         return 200, relevance.answer(focus, chunks, threshold)
 
-    def status(self, _body: Any) -> tuple[int, Any]:
+    def status(self, _body: Any, _source: str) -> tuple[int, Any]:
         cat = self.engine.catalog
         return 200, {
             "version": self.version,
@@ -155,14 +151,14 @@ class Service:
             "updates": self.updates,
         }
 
-    def diagnostics(self, _body: Any) -> tuple[int, Any]:
+    def diagnostics(self, _body: Any, _source: str) -> tuple[int, Any]:
         cat = self.engine.catalog
         return 200, {
             "diagnostics": [d.as_dict() for d in cat.diagnostics],
             "stale": list(cat.stale),
         }
 
-    def reload(self, _body: Any) -> tuple[int, Any]:
+    def reload(self, _body: Any, _source: str) -> tuple[int, Any]:
         self.engine = self.load(self.config)
         self.updates += 1
         return 200, {
@@ -170,7 +166,7 @@ class Service:
             "fingerprint": self.engine.catalog.fingerprint,
         }
 
-    def shutdown(self, _body: Any) -> tuple[int, Any]:
+    def shutdown(self, _body: Any, _source: str) -> tuple[int, Any]:
         self.stop.set()
         return 200, {"stopping": True}
 

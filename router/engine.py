@@ -29,7 +29,7 @@ class Engine:
 
     def __init__(self, config: Config, cat: Catalog, version: str = __version__) -> None:
         self.config = config
-        self.intent_defaults = intent.defaults_from_config(_strategies(config))
+        self.intent_defaults = strategy_defaults(config)
         self.catalog = cat
         self.version = version
         self.index = Index(cat.entries)
@@ -253,10 +253,11 @@ def _owners(cat: Catalog) -> dict[str, list[str]]:
     return owners
 
 
-def _strategies(config: Config) -> Mapping[str, object]:
-    """Return the config's [intent.strategies] table ({} when absent)."""
+def strategy_defaults(config: Config) -> dict[str, intent.StrategyDefaults]:
+    """Return the per-strategy defaults with the config's [intent.strategies] table laid
+    over them. Raises ConfigError for a bad value."""
     table = config.intent.get("strategies", {})
-    return table if isinstance(table, Mapping) else {}
+    return intent.defaults_from_config(table if isinstance(table, Mapping) else {})
 
 
 def _text(body: Mapping[str, Any], name: str) -> str | None:

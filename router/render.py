@@ -67,11 +67,20 @@ def text_report(route: Route, *, color: bool = False) -> str:
     lines = []
     for pointer in route.pointers:
         lines.append(pointer_line(pointer.entry, pointer.superseded_by))
-        evidence = evidence_line(pointer.evidence)
-        lines.append(f"{DIM}{evidence}{RESET}" if color else evidence)
+        lines.append(evidence_line(pointer.evidence))
     if route.withheld:
         lines.append(f"{POINTER_INDENT}withheld {route.withheld} more")
-    return "\n".join(lines)
+    report = "\n".join(lines)
+    return dim_evidence(report) if color else report
+
+
+def dim_evidence(report: str) -> str:
+    """Return a text report with its evidence lines dimmed (for a terminal); it also serves
+    a report that came back from the daemon as plain text."""
+    return "\n".join(
+        f"{DIM}{line}{RESET}" if line.startswith(EVIDENCE_INDENT) and EM_DASH not in line else line
+        for line in report.split("\n")
+    )
 
 
 def pointer_json(pointer: Pointer) -> dict[str, Any]:

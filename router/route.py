@@ -106,7 +106,7 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     check(request)
     q = score.query(index, request.task)
     distinctive = tuple(t for t in q.tokens if index.distinctive(t))
-    anchors, anchored = _anchors(index, request)
+    anchors, anchored, governed = _anchors(index, request)
 
     def route(**rest: object) -> Route:
         base: dict[str, object] = {
@@ -159,7 +159,7 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         Pointer(
             e,
             taxonomy.purpose_of(e.kind),
-            {"by": "anchor", "anchors": [a for a in anchors if _governs(index, e, a)]},
+            {"by": "anchor", "anchors": governed[e.id]},
         )
         for e in sorted(anchored, key=lambda e: e.path)
     ]
@@ -214,10 +214,14 @@ def _gated(index: Index, distinctive: Sequence[str], need: int) -> list[int] | N
     return [slot for slot, count in counts.items() if count >= need]
 
 
-def _anchors(index: Index, request: Request) -> tuple[tuple[str, ...], list[Entry]]:
-    """Return the named anchors in task order, and the entries governing any of them."""
+def _anchors(
+    index: Index, request: Request
+) -> tuple[tuple[str, ...], list[Entry], dict[str, list[str]]]:
+    """Return the named anchors in task order, the entries governing any of them, and per
+    entry id the anchors it governs (task order)."""
     anchors: list[str] = []
     entries: dict[str, Entry] = {}
+    governed: dict[str, list[str]] = {}
     for word in [*request.task.split(), *request.paths]:
         best: tuple[str, list[Entry]] | None = None
         for reading in text.path_readings(word):
@@ -234,7 +238,10 @@ def _anchors(index: Index, request: Request) -> tuple[tuple[str, ...], list[Entr
                 anchors.append(best[0])
             for e in best[1]:
                 entries.setdefault(e.id, e)
-    return tuple(anchors), list(entries.values())
+                named = governed.setdefault(e.id, [])
+                if best[0] not in named:
+                    named.append(best[0])
+    return tuple(anchors), list(entries.values()), governed
 
 
 def _relative(reading: str, root: str) -> str:
@@ -243,10 +250,6 @@ def _relative(reading: str, root: str) -> str:
     if root and reading.startswith(root + "/"):
         return reading[len(root) + 1 :]
     return reading.removeprefix("./")
-
-
-def _governs(index: Index, e: Entry, anchor: str) -> bool:
-    return any(g.id == e.id for g in index.governing(anchor))
 
 
 def admission(taxonomy: Taxonomy, request: Request) -> Callable[[Entry], bool]:

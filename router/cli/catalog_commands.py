@@ -31,7 +31,7 @@ from router.cli import (
     resolve_config,
 )
 from router.config import Config
-from router.engine import Engine
+from router.engine import Engine, strategy_defaults
 from router.errors import DaemonError, KrouteError
 
 # -- commands ----------------------------------------------------------------------------------
@@ -108,7 +108,7 @@ def route(
     if as_json:
         emit_json(document)
     else:
-        click.echo(_colored(document["text"]) if color_wanted() else document["text"])
+        click.echo(render.dim_evidence(document["text"]) if color_wanted() else document["text"])
 
 
 def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -> Any:
@@ -125,17 +125,6 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
     if endpoint == "/v1/explain":
         return engine.explain(body)
     return handler.route(engine, body, handler.recorder(engine, os.environ), "cli")
-
-
-def _colored(text: str) -> str:
-    """Return the text report with evidence lines dimmed."""
-    lines = text.split("\n")
-    return "\n".join(
-        f"{render.DIM}{line}{render.RESET}"
-        if line.startswith(render.EVIDENCE_INDENT) and render.EM_DASH not in line
-        else line
-        for line in lines
-    )
 
 
 @main.command()
@@ -261,9 +250,7 @@ def intent_command(text: str, config_file: Path | None, as_json: bool) -> None:
     if text == "-":
         text = sys.stdin.read()
     cfg = resolve_config(None, config_file)
-    table = cfg.intent.get("strategies", {})
-    defaults = intent.defaults_from_config(table if isinstance(table, dict) else {})
-    classified = intent.classify(text, defaults)
+    classified = intent.classify(text, strategy_defaults(cfg))
     if as_json:
         emit_json(intent.as_dict(classified))
     else:
