@@ -49,6 +49,15 @@ class Note:
 
 
 @dataclass(frozen=True, slots=True)
+class Section:
+    """One section of a Markdown body: its heading as written ("" for the text before the
+    first heading) and its text with the markup stripped (DESIGN 4.1, the `body` tier)."""
+
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Entry:
     """One routable item of the catalog."""
 
@@ -71,6 +80,7 @@ class Entry:
     source_kind: str = ""
     facets: tuple[tuple[str, str], ...] = ()
     is_row: bool = False  # a row of a JSON catalog: its path is not a family_text field
+    body: tuple[Section, ...] = ()  # the lowest tier; never returned, only routed on
 
     @property
     def unwarranted(self) -> bool:
