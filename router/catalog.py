@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import orjson
 
-from router import entry, frontmatter, pattern
+from router import entry, frontmatter, markdown, pattern, trigger
 from router.config import Config
 from router.entry import Entry
 
@@ -30,6 +31,7 @@ SKIP_DIRS = frozenset(
 )
 ERROR = "error"
 WARNING = "warning"
+INFO = "info"  # a file deliberately not read (a template, an index page)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,23 +91,26 @@ class Catalog:
     @cached_property
     def resolved(self) -> tuple[tuple[Entry, ...], tuple[Diagnostic, ...]]:
         """Return (entries, duplicate-id diagnostics): the first entry of an id by path order
-        wins; the others are reported."""
-        entries: list[Entry] = []
+        wins; the others are reported. A skill-rules.json rule is not a duplicate of the
+        skill it names: its triggers join that skill's entry (`entry.merged`)."""
         problems: list[Diagnostic] = []
-        seen: dict[str, str] = {}
+        declared: dict[str, list[Entry]] = {}
         for path in sorted(self.files):
             for item in self.files[path].entries:
-                if item.id in seen:
+                same = declared.setdefault(item.id, [])
+                first = next((e for e in same if not entry.is_trigger(e)), None)
+                if first is not None and not entry.is_trigger(item):
                     problems.append(
                         Diagnostic(
                             path,
-                            f"id `{item.id}` is already used by {seen[item.id]}; "
+                            f"id `{item.id}` is already used by {first.path}; "
                             "this entry is skipped (give it a unique id)",
                         )
                     )
                     continue
-                seen[item.id] = item.path
-                entries.append(item)
+                same.append(item)
+        # path order, a merged skill where its own file stands
+        entries = sorted((entry.merged(items) for items in declared.values()), key=_file)
         return tuple(entries), tuple(problems)
 
     @property
@@ -131,6 +136,10 @@ class Catalog:
     def stale(self) -> tuple[str, ...]:
         """Return the ids of entries served from a broken file's last good version."""
         return tuple(e.id for path in sorted(self.stale_files) for e in self.files[path].entries)
+
+
+def _file(item: Entry) -> str:
+    return item.file
 
 
 def load(config: Config) -> Catalog:
@@ -261,22 +270,34 @@ def read(config: Config, relpath: str) -> FileResult:
 
 
 def _read_markdown(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
+    name = relpath.rsplit("/", 1)[-1]
+    if fmt == "markdown" and markdown.is_template(name):
+        return _only(relpath, "a template, not a document: skipped", INFO)
     try:
         block = frontmatter.split(text)
-        if block is None:
-            if fmt in ("rule", "skill", "instruction"):
-                return _only(relpath, f"a {fmt} file without front matter gives no entry", WARNING)
-            return _only(relpath, "untyped: no front matter, so no entry", WARNING)
-        parsed = frontmatter.parse(block)
+        parsed = frontmatter.parse(block) if block is not None else None
     except frontmatter.FrontMatterError as error:
         return _only(relpath, error.problem, line=error.line)
+    body = _after_front_matter(text) if block is not None else text
+    if fmt == "markdown" and markdown.is_index_page(name, body):
+        return _only(relpath, "an index page (mostly links to other documents): skipped", INFO)
+    doc = markdown.read(body)
+    shelf = config.taxonomy.shelf_kind(relpath)
+    if parsed is None:
+        if fmt in ("rule", "skill", "instruction"):
+            return _only(relpath, f"a {fmt} file without front matter gives no entry", WARNING)
+        if not doc.title:
+            return _only(
+                relpath, "untyped: no front matter and no `# ` title, so no entry", WARNING
+            )
+        return result(relpath, (_plain(relpath, doc, shelf),))
+    meta = dict(parsed.meta)
     try:
-        item = entry.from_front_matter(
-            parsed.meta, relpath, fmt, config.taxonomy.shelf_kind(relpath)
-        )
+        item = entry.from_front_matter(_status_as_text(meta), relpath, fmt, shelf)
     except entry.FieldError as error:
         return _only(relpath, f"{error}; the file gives no entry until it is fixed")
-    notes = tuple(
+    item = _with_body(item, doc)
+    notes = [
         Diagnostic(
             relpath,
             "unquoted glob read as Cursor reads it; quote it for strict YAML tools",
@@ -284,8 +305,95 @@ def _read_markdown(config: Config, relpath: str, text: str, fmt: str) -> FileRes
             line,
         )
         for line in parsed.lenient_lines
+    ]
+    notes.extend(
+        Diagnostic(
+            relpath,
+            "unquoted `: ` read as part of the value (as Docusaurus and Jekyll read it); "
+            "quote the value for strict YAML tools",
+            WARNING,
+            line,
+        )
+        for line in parsed.colon_lines
     )
-    return result(relpath, (item,), notes)
+    return result(relpath, (item,), sorted(notes, key=lambda d: d.line or 0))
+
+
+def _after_front_matter(text: str) -> str:
+    """Return the text after the closing front-matter fence."""
+    lines = text.splitlines()
+    for number, line in enumerate(lines[1:], start=1):
+        if line.rstrip() in ("---", "..."):
+            return "\n".join(lines[number + 1 :])
+    return ""
+
+
+def _status_as_text(meta: dict[str, object]) -> dict[str, object]:
+    """Return the front matter with a template-style `status: { accepted }` (which YAML
+    reads as a one-key mapping) read as the text it means."""
+    status = meta.get("status")
+    if isinstance(status, dict) and all(v is None for v in status.values()):
+        meta["status"] = " ".join(str(k) for k in status)
+    return meta
+
+
+def _plain(relpath: str, doc: markdown.Document, shelf: str | None) -> Entry:
+    """Return the entry of a Markdown document without front matter."""
+    # A document laid out as a decision record (a Status or Decision section) is one.
+    headings = {text_of(s.heading) for s in doc.sections}
+    kind = shelf or ("decision" if headings & _RECORD_HEADINGS else "doc")
+    return entry.from_plain(
+        relpath,
+        title=doc.title,
+        summary=doc.summary,
+        status=doc.status,
+        date=doc.date,
+        supersedes=_linked(relpath, doc.supersedes),
+        superseded_by=_linked(relpath, doc.superseded_by),
+        body=doc.sections,
+        kind=kind,
+    )
+
+
+_RECORD_HEADINGS = frozenset({"status", "decision", "decision outcome"})
+
+
+def text_of(heading: str) -> str:
+    """Return a heading lower-cased with surrounding punctuation and spaces removed."""
+    return heading.strip(" #*:").lower()
+
+
+def _with_body(item: Entry, doc: markdown.Document) -> Entry:
+    """Return a front-matter entry completed from its body: the body sections, and title,
+    summary, status, date and relations where the front matter gives none (MADR keeps the
+    title in a heading and the status in a section)."""
+    status_doc = markdown.read("## Status\n\n" + item.status) if item.status else doc
+    status = status_doc.status or doc.status
+    facets = item.facets
+    if doc.date and not any(k == "date" for k, _ in facets):
+        facets = tuple(sorted((*facets, ("date", doc.date))))
+    return replace(
+        item,
+        title=item.title or doc.title,
+        summary=item.summary or doc.summary,
+        status=status,
+        supersedes=item.supersedes or _linked(item.path, status_doc.supersedes or doc.supersedes),
+        superseded_by=item.superseded_by
+        or _linked(item.path, status_doc.superseded_by or doc.superseded_by),
+        facets=facets,
+        body=doc.sections,
+    )
+
+
+def _linked(relpath: str, targets: Iterable[str]) -> tuple[str, ...]:
+    """Return link targets written in a file as repository-relative paths (URLs dropped)."""
+    out = []
+    base = posixpath.dirname(relpath)
+    for target in targets:
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        out.append(posixpath.normpath(posixpath.join(base, target.lstrip("/"))))
+    return tuple(dict.fromkeys(out))
 
 
 def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
@@ -293,6 +401,10 @@ def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
         return _only(relpath, f"not valid JSON: {error.msg}", line=error.lineno)
+    if trigger.is_rules_file(relpath):
+        rules, problems = trigger.parse(document)
+        notes = [Diagnostic(relpath, f"{p.where}: {p.problem}", p.severity) for p in problems]
+        return result(relpath, (entry.from_rule(r, relpath) for r in rules), notes)
     if not isinstance(document, dict) or "annexes" not in document:
         return FileResult()  # not a catalog file
     rows = document["annexes"]

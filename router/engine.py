@@ -14,14 +14,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from router import __version__, catalog, intent, pattern, relevance, render, score, symbols
+from router import __version__, catalog, entry, intent, pattern, relevance, render, score, symbols
 from router import route as routing
 from router.catalog import Catalog
 from router.config import Config
 from router.errors import RequestError
 from router.index import Index
-
-MAX_TASK_CHARS = 20_000
 
 
 class Engine:
@@ -51,10 +49,6 @@ class Engine:
         task = body.get("task")
         if not isinstance(task, str):
             raise RequestError("`task` is missing or not text", 'Send {"task": "..."}')
-        if len(task) > MAX_TASK_CHARS:
-            raise RequestError(
-                f"`task` has {len(task)} characters, over {MAX_TASK_CHARS}", "Send a shorter task"
-            )
         paths = body.get("paths", [])
         if isinstance(paths, str):
             paths = [paths]
@@ -70,7 +64,6 @@ class Engine:
                 task=task,
                 budget=_int(body, "budget", self.config.budget),
                 order=_text(body, "order") or self.config.order,
-                gate_terms=self.config.gate_terms,
                 domain=_text(body, "domain"),
                 cluster=_text(body, "cluster"),
                 kind=_text(body, "kind"),
@@ -233,7 +226,9 @@ class Engine:
                 self._owners.pop(entry_id, None)
                 self.index.remove(entry_id)
                 continue
-            winner = next(e for e in self.catalog.files[holders[0]].entries if e.id == entry_id)
+            winner = entry.merged(
+                e for path in holders for e in self.catalog.files[path].entries if e.id == entry_id
+            )
             if self.index.get(entry_id) != winner:
                 self.index.add(winner)
 

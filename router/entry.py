@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
+
+from router import trigger
 
 ROUTING_KEYS = ("problem_spaces", "capabilities", "domains", "clusters")
 NOTE_ROUTING_KEYS = ("problem_spaces", "capabilities")
 DEFAULT_NOTE_RELEVANCE = 50
-# Statuses whose documents nobody has accepted yet (DESIGN 6: `unwarranted`).
-UNREVIEWED_STATUSES = frozenset({"draft", "proposed"})
+# Statuses of documents nobody has accepted, or that nobody should follow any more (DESIGN
+# 6: `unwarranted`).
+UNREVIEWED_STATUSES = frozenset({"draft", "proposed", "rejected", "deprecated"})
 ACCEPTED_WARRANT = "accepted"
 
 
@@ -81,6 +84,8 @@ class Entry:
     facets: tuple[tuple[str, str], ...] = ()
     is_row: bool = False  # a row of a JSON catalog: its path is not a family_text field
     body: tuple[Section, ...] = ()  # the lowest tier; never returned, only routed on
+    keywords: tuple[str, ...] = ()  # trigger phrases (skill-rules.json): structured tier
+    intent_patterns: tuple[str, ...] = ()  # trigger regexes (skill-rules.json)
 
     @property
     def unwarranted(self) -> bool:
@@ -375,6 +380,80 @@ def from_annex(row: Mapping[str, object], file: str, place: int) -> Entry:
         source_kind=_scalar(row.get("source_kind"), "source_kind"),
         is_row=True,
     )
+
+
+def from_plain(
+    path: str,
+    *,
+    title: str,
+    summary: str,
+    status: str,
+    date: str,
+    supersedes: tuple[str, ...],
+    superseded_by: tuple[str, ...],
+    body: tuple[Section, ...],
+    kind: str,
+) -> Entry:
+    """Return the entry of a Markdown document without front matter (read from its headings
+    and sections by `markdown`). Its id is the file stem."""
+    stem = PurePosixPath(path).name.split(".", 1)[0]
+    return Entry(
+        id=stem,
+        kind=kind,
+        path=path,
+        file=path,
+        title=title,
+        summary=summary,
+        status=status,
+        supersedes=supersedes,
+        superseded_by=superseded_by,
+        facets=(("date", date),) if date else (),
+        body=body,
+    )
+
+
+TRIGGER_MARK = "#trigger:"  # in the path of an entry read from a skill-rules.json rule
+EXCLUDED = "!"  # a governs target that subtracts (a rule's path exclusion)
+
+
+def from_rule(rule: trigger.Rule, file: str) -> Entry:
+    """Return the entry of one skill-rules.json rule: its keywords and intent patterns as
+    triggers, its path patterns as governs targets and its exclusions marked `!`."""
+    return Entry(
+        id=rule.name,
+        kind="skill",
+        path=f"{file}{TRIGGER_MARK}{rule.name}",
+        file=file,
+        summary=rule.description,
+        keywords=rule.keywords,
+        intent_patterns=rule.intent_patterns,
+        governs=(*rule.path_patterns, *(EXCLUDED + x for x in rule.path_exclusions)),
+        is_row=True,
+    )
+
+
+def is_trigger(item: Entry) -> bool:
+    """Return whether an entry was read from a skill-rules.json rule."""
+    return TRIGGER_MARK in item.path
+
+
+def merged(items: Iterable[Entry]) -> Entry:
+    """Return the entry of one id declared by several files: the first (path order) wins,
+    and a skill-rules.json rule adds its triggers to the skill of the same name instead of
+    competing with it. Raises ValueError when `items` is empty."""
+    items = list(items)
+    base = next((e for e in items if not is_trigger(e)), items[0])
+    if is_trigger(base):
+        return base
+    for rule in (e for e in items if is_trigger(e)):
+        base = replace(
+            base,
+            summary=base.summary or rule.summary,
+            keywords=tuple(dict.fromkeys((*base.keywords, *rule.keywords))),
+            intent_patterns=tuple(dict.fromkeys((*base.intent_patterns, *rule.intent_patterns))),
+            governs=tuple(dict.fromkeys((*base.governs, *rule.governs))),
+        )
+    return base
 
 
 _DEFAULT_KIND = {"markdown": "doc", "skill": "skill", "rule": "rule", "instruction": "instruction"}

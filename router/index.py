@@ -1,20 +1,27 @@
-"""The in-memory index: each entry's scored fields, postings and document frequencies.
+"""The in-memory index: each entry's scored fields, the ranker's postings, document frequencies.
 
 Entries are added and removed in place (the daemon applies one changed file at a time); the
-caller makes sure no route runs while a change is applied. Postings map a token to the
-fields that hold it, so a route touches only the entries its terms reach.
+caller makes sure no route runs while a change is applied. Two views of an entry's words:
+- seed 1's fields (tiers structured, family_text, open_first, notes, and the body sections
+  read on demand) with their exact tokens, for the explain record (DESIGN 5);
+- the ranker's postings: stem -> the entries holding it and each one's BM25F impact
+  (DESIGN 5.1), kept as two parallel arrays per stem because bodies make postings the
+  largest thing the daemon holds.
 """
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from router import pattern, text
-from router.entry import ROUTING_KEYS, Entry
+from router import markdown, pattern, term, text, weight
+from router.entry import EXCLUDED, ROUTING_KEYS, Entry
 
-STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES = range(4)
-TIER_NAMES = ("structured", "family_text", "open_first", "notes")
+STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
+TIER_NAMES = ("structured", "family_text", "open_first", "notes", "body")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,28 +33,35 @@ class Field:
     normal: str
     tokens: tuple[str, ...]  # a tuple, not a set: a field holds a few words, and sets are big
     note: str | None = None  # the note id, for fields of a note
+    section: str | None = None  # the heading, for a body section
+
+    @property
+    def label(self) -> str:
+        """Return how evidence names the field: `title`, `body (Decision)`, ..."""
+        if self.section:
+            return f"{self.name} ({self.section})"
+        return self.name
 
 
 @dataclass(frozen=True, slots=True)
 class Indexed:
-    """An entry with its scored fields."""
+    """An entry with its scored fields (the body's are read on demand: see `body_fields`)."""
 
     entry: Entry
     fields: tuple[Field, ...]
 
-    def tokens(self) -> set[str]:
-        """Return the union of the fields' tokens."""
-        return {t for f in self.fields for t in f.tokens}
-
 
 def fields_of(item: Entry) -> tuple[Field, ...]:
-    """Return the scored fields of an entry, tier by tier, in DESIGN 5's order."""
+    """Return the scored fields of an entry but its body, tier by tier, in DESIGN 5's order.
+
+    A title's leading record number (`8.`, `ADR-012:`) is not a term."""
     raw: list[tuple[int, str, str, str | None]] = []
     routing = item.routing
     for key in ROUTING_KEYS:
         raw.extend((STRUCTURED, key, value, None) for value in getattr(routing, key))
+    raw.extend((STRUCTURED, "keywords", value, None) for value in item.keywords)
     raw.append((FAMILY_TEXT, "id", item.id, None))
-    raw.append((FAMILY_TEXT, "title", item.title, None))
+    raw.append((FAMILY_TEXT, "title", markdown.title_terms(item.title), None))
     raw.append((FAMILY_TEXT, "summary", item.summary, None))
     raw.append((FAMILY_TEXT, "tags", " ".join(item.tags), None))
     if not item.is_row:
@@ -66,20 +80,60 @@ def fields_of(item: Entry) -> tuple[Field, ...]:
     return tuple(out)
 
 
+def body_fields(item: Entry) -> tuple[Field, ...]:
+    """Return the body tier's fields of an entry, one per section (built when asked: a body
+    is read only to score or explain the few entries that need it)."""
+    out = []
+    for section in item.body:
+        normal = text.normalize(section.text)
+        if normal:
+            tokens = text.tokens_of_normal(normal)
+            out.append(Field(BODY, "body", normal, tokens, None, section.heading or "text"))
+    return tuple(out)
+
+
+def tier_counts(item: Entry, fields: Iterable[Field]) -> list[Counter[str]]:
+    """Return, per tier, the ranker's stem counts of an entry's fields and body."""
+    tiers: list[Counter[str]] = [Counter() for _ in TIER_NAMES]
+    for fld in fields:
+        tiers[fld.tier].update(term.counts(fld.normal))
+    for section in item.body:
+        tiers[BODY].update(term.counts(text.normalize(section.heading + " " + section.text)))
+    return tiers
+
+
+class _Posting:
+    """The entries holding one stem: slots in ascending order, and each one's impact."""
+
+    __slots__ = ("impacts", "slots")
+
+    def __init__(self) -> None:
+        self.slots = array("i")
+        self.impacts = array("f")
+
+    def remove(self, slot: int) -> None:
+        at = bisect_left(self.slots, slot)
+        if at < len(self.slots) and self.slots[at] == slot:
+            del self.slots[at]
+            del self.impacts[at]
+
+
 class Index:
-    """Entries by slot, postings token -> {slot: field positions as a bit mask}, and df per
-    token. A bit mask, because a tuple per posting costs more memory than the rest of an
-    entry at 100k entries, while ints below 257 cost nothing (CPython caches them)."""
+    """Entries by slot, the ranker's postings per stem, and seed 1's df per exact token."""
 
     def __init__(self, entries: Iterable[Entry] = ()) -> None:
         self._slots: dict[int, Indexed] = {}
         self._by_id: dict[str, int] = {}
-        self._postings: dict[str, dict[int, int]] = {}
+        self._by_path: dict[str, str] = {}  # file path -> id, for relations written as links
+        self._postings: dict[str, _Posting] = {}
         self._df: dict[str, int] = {}
         self._next = 0
         # governs targets: literal paths by path, globs by pattern (few distinct ones)
         self._literal: dict[str, set[int]] = {}
         self._globs: dict[str, set[int]] = {}
+        self._except: dict[int, tuple[str, ...]] = {}  # slot -> excluded patterns
+        # entries with intent patterns (skill-rules.json), tried against every task
+        self.triggered: set[int] = set()
         # succession claims: old id -> ids of entries that say they supersede it
         self._claims: dict[str, set[str]] = {}
         for item in entries:
@@ -99,7 +153,7 @@ class Index:
         return len(self._slots)
 
     def df(self, token: str) -> int:
-        """Return how many entries hold `token` in some field."""
+        """Return how many entries hold the exact token `token` in some field or the body."""
         return self._df.get(token, 0)
 
     def weight(self, token: str) -> float:
@@ -110,15 +164,17 @@ class Index:
             return 1.0
         return (n - self._df.get(token, 0)) / (n - 1)
 
-    def distinctive(self, token: str) -> bool:
-        """Return whether at most half of the entries hold `token` (all are, when N < 2)."""
-        n = len(self._slots)
-        return n < 2 or 2 * self._df.get(token, 0) <= n
+    def stem_df(self, stem: str) -> int:
+        """Return how many entries hold `stem` (the ranker's df)."""
+        posting = self._postings.get(stem)
+        return len(posting.slots) if posting is not None else 0
 
-    def postings(self, token: str) -> dict[int, int]:
-        """Return slot -> bit mask of the positions of the fields holding `token` (do not
-        modify; read the mask with `positions`)."""
-        return self._postings.get(token, {})
+    def postings(self, stem: str) -> tuple[array[int], array[float]]:
+        """Return (slots ascending, impacts) of the entries holding `stem` (do not modify)."""
+        posting = self._postings.get(stem)
+        if posting is None:
+            return array("i"), array("f")
+        return posting.slots, posting.impacts
 
     def slot(self, slot: int) -> Indexed:
         """Return the indexed entry in `slot`."""
@@ -144,7 +200,18 @@ class Index:
         for glob, holders in self._globs.items():
             if pattern.covers(glob, path):
                 slots.update(holders)
+        # a rule's path exclusion subtracts what its patterns cover
+        slots = {
+            s for s in slots if not any(pattern.covers(x, path) for x in self._except.get(s, ()))
+        }
         return sorted((self._slots[s].entry for s in slots), key=lambda e: e.path)
+
+    def resolve(self, reference: str) -> str | None:
+        """Return the id of the entry a relation names: an id, or the file path of an entry
+        (relations written as Markdown links), else None."""
+        if reference in self._by_id:
+            return reference
+        return self._by_path.get(pattern.clean(reference))
 
     def successor(self, entry_id: str) -> str | None:
         """Return the id of the entry in the catalog that supersedes `entry_id`, or None:
@@ -152,9 +219,13 @@ class Index:
         item = self.get(entry_id)
         if item is not None:
             for candidate in item.superseded_by:
-                if candidate in self._by_id and candidate != entry_id:
-                    return candidate
-        for candidate in sorted(self._claims.get(entry_id, ())):
+                found = self.resolve(candidate)
+                if found is not None and found != entry_id:
+                    return found
+            claims = self._claims.get(entry_id, set()) | self._claims.get(item.path, set())
+        else:
+            claims = self._claims.get(entry_id, set())
+        for candidate in sorted(claims):
             if candidate in self._by_id and candidate != entry_id:
                 return candidate
         return None
@@ -170,21 +241,29 @@ class Index:
         if item.id in self._by_id:
             self.remove(item.id)
         fields = fields_of(item)
-        masks: dict[str, int] = {}
-        for position, fld in enumerate(fields):
-            for token in fld.tokens:
-                masks[token] = masks.get(token, 0) | (1 << position)
         slot = self._next
         self._next += 1
         self._slots[slot] = Indexed(item, fields)
         self._by_id[item.id] = slot
-        for token, mask in masks.items():
-            self._postings.setdefault(token, {})[slot] = mask
+        self._by_path.setdefault(pattern.clean(item.path), item.id)
+        for token in _exact_tokens(item, fields):
             self._df[token] = self._df.get(token, 0) + 1
+        # slots only grow, so appending keeps every posting in ascending slot order
+        for stem, impact in weight.impacts(tier_counts(item, fields)).items():
+            posting = self._postings.get(stem)
+            if posting is None:
+                posting = self._postings[stem] = _Posting()
+            posting.slots.append(slot)
+            posting.impacts.append(impact)
         for target in item.governs:
-            self._targets(target).setdefault(_target_key(target), set()).add(slot)
+            if target.startswith(EXCLUDED):
+                self._except[slot] = (*self._except.get(slot, ()), target[1:])
+            else:
+                self._targets(target).setdefault(_target_key(target), set()).add(slot)
+        if item.intent_patterns or item.keywords:
+            self.triggered.add(slot)
         for old in item.supersedes:
-            self._claims.setdefault(old, set()).add(item.id)
+            self._claims.setdefault(pattern.clean(old), set()).add(item.id)
 
     def remove(self, entry_id: str) -> None:
         """Remove the entry with this id (nothing happens when there is none)."""
@@ -192,44 +271,49 @@ class Index:
         if slot is None:
             return
         indexed = self._slots.pop(slot)
-        for target in indexed.entry.governs:
+        item = indexed.entry
+        if self._by_path.get(pattern.clean(item.path)) == entry_id:
+            del self._by_path[pattern.clean(item.path)]
+        self._except.pop(slot, None)
+        self.triggered.discard(slot)
+        for target in item.governs:
+            if target.startswith(EXCLUDED):
+                continue
             table = self._targets(target)
             holders = table.get(_target_key(target))
             if holders is not None:
                 holders.discard(slot)
                 if not holders:
                     del table[_target_key(target)]
-        for old in indexed.entry.supersedes:
-            claims = self._claims.get(old)
+        for old in item.supersedes:
+            claims = self._claims.get(pattern.clean(old))
             if claims is not None:
                 claims.discard(entry_id)
                 if not claims:
-                    del self._claims[old]
-        for token in indexed.tokens():
-            posting = self._postings[token]
-            del posting[slot]
-            if not posting:
-                del self._postings[token]
+                    del self._claims[pattern.clean(old)]
+        for token in _exact_tokens(item, indexed.fields):
             count = self._df[token] - 1
             if count:
                 self._df[token] = count
             else:
                 del self._df[token]
+        for stem in {s for counts in tier_counts(item, indexed.fields) for s in counts}:
+            posting = self._postings[stem]
+            posting.remove(slot)
+            if not posting.slots:
+                del self._postings[stem]
 
     def _targets(self, target: str) -> dict[str, set[int]]:
         return self._literal if pattern.compile(target).literal else self._globs
 
 
+def _exact_tokens(item: Entry, fields: Iterable[Field]) -> set[str]:
+    """Return seed 1's distinct tokens of an entry's fields and body (what df counts)."""
+    normals = [f.normal for f in fields]
+    normals.extend(text.normalize(s.text) for s in item.body)
+    return term.words_of(normals)
+
+
 def _target_key(target: str) -> str:
     """Return the key a governs target is filed under ("" for patterns covering all)."""
     return "" if pattern.is_universal(target) else pattern.clean(target)
-
-
-def positions(mask: int) -> list[int]:
-    """Return the field positions set in a postings bit mask, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out

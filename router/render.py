@@ -20,7 +20,7 @@ CLAIM_CEILING = (
     "free text): not embedding search, and no claim that a row answers the problem."
 )
 ANTI_CLAIMS = (
-    "Document bodies were not read.",
+    "Document bodies count only as the lowest tier; no content is returned.",
     "Scores are sums of weighted term overlap, not probabilities or confidences.",
     "No row was judged relevant by a model or a person.",
 )
@@ -53,9 +53,16 @@ def evidence_line(evidence: Mapping[str, Any]) -> str:
     elif by == "succession":
         body = f"successor of {evidence.get('from')}"
     else:
-        terms = ", ".join(evidence.get("terms", [])) or "only common terms"
-        body = f"matched {terms} in {evidence.get('field')}, "
-        body += f"rank {evidence.get('rank')} of {evidence.get('of')}"
+        groups = evidence.get("fields") or [
+            {"field": evidence.get("field"), "terms": evidence.get("terms", [])}
+        ]
+        reached = ", ".join(
+            f"{', '.join(g.get('terms', [])) or 'only common terms'} in {g.get('field')}"
+            for g in groups
+        )
+        body = f"matched {reached}, rank {evidence.get('rank')} of {evidence.get('of')}"
+        if evidence.get("anchors"):
+            body += "; governs " + ", ".join(evidence["anchors"])
     return EVIDENCE_INDENT + _flat(body)
 
 
@@ -63,7 +70,7 @@ def text_report(route: Route, *, color: bool = False) -> str:
     """Return the text report: pointer and evidence lines, the withheld line, or the one
     silence sentence. Ends without a newline."""
     if route.silence is not None:
-        return POINTER_INDENT + SILENCE[route.silence]
+        return POINTER_INDENT + silence_sentence(route)
     lines = []
     for pointer in route.pointers:
         lines.append(pointer_line(pointer.entry, pointer.superseded_by))
@@ -72,6 +79,14 @@ def text_report(route: Route, *, color: bool = False) -> str:
         lines.append(f"{POINTER_INDENT}withheld {route.withheld} more")
     report = "\n".join(lines)
     return dim_evidence(report) if color else report
+
+
+def silence_sentence(route: Route) -> str:
+    """Return the one sentence of a silent route, naming the task words no entry holds."""
+    says = SILENCE[route.silence or "no_document_reached"]
+    if route.silence == "no_document_reached" and route.lacking:
+        says += " No entry holds " + ", ".join(f"`{w}`" for w in route.lacking) + "."
+    return says
 
 
 def dim_evidence(report: str) -> str:
@@ -112,9 +127,11 @@ def route_json(
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Return the route document of DESIGN 7 (serialize with sorted keys)."""
-    silence = None
+    silence: dict[str, object] | None = None
     if route.silence is not None:
-        silence = {"reason": route.silence, "says": SILENCE[route.silence]}
+        silence = {"reason": route.silence, "says": silence_sentence(route)}
+        if route.lacking:
+            silence["lacking"] = list(route.lacking)
     doc: dict[str, Any] = {
         "schema": SCHEMA,
         "status": route.status,

@@ -3,11 +3,11 @@ succession and silence. Pure: a function of the index, the taxonomy and the requ
 
 from __future__ import annotations
 
-from collections import Counter
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from router import relevance, score, text
+from router import rank, relevance, silence, term, text, trigger, weight
 from router.entry import Entry
 from router.errors import RequestError
 from router.index import Index
@@ -19,7 +19,7 @@ INTENT_POINTS = 1  # a separating term only its intent holds
 SILENCE = {
     "no_terms": "The task carries no term to route on.",
     "no_purpose_matched": "No entry of the catalog serves the purpose the filter names.",
-    "no_document_reached": "No document shares enough distinctive terms with the task.",
+    "no_document_reached": "No document covers enough of what is specific in the task.",
     "filtered": "The filters left no entry to route over.",
 }
 
@@ -30,8 +30,7 @@ class Request:
 
     task: str
     budget: int = 5
-    order: str = "diverse"
-    gate_terms: int = 2
+    order: str = "score"
     domain: str | None = None
     cluster: str | None = None
     kind: str | None = None
@@ -64,10 +63,11 @@ class Pointer:
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """An entry that passed the gate, with its score (used for order, never shown)."""
+    """An entry some task term reaches, with its score (used for order, never shown)."""
 
     total: float
     entry: Entry
+    slot: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,7 @@ class Route:
     withheld: int
     silence: str | None
     filtered_by_focus: int = 0
+    lacking: tuple[str, ...] = ()  # task words no entry holds, named when silent
 
     @property
     def status(self) -> str:
@@ -96,99 +97,157 @@ def check(request: Request) -> Request:
         raise RequestError(f"budget is {request.budget}", "Ask for a budget of at least 1")
     if request.order not in ORDERS:
         raise RequestError(f"order is {request.order!r}", f"Use one of {', '.join(ORDERS)}")
-    if request.gate_terms < 1:
-        raise RequestError("gate_terms must be at least 1", "Fix route.gate_terms")
     return request
 
 
 def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     """Return the route of `request` over the index (DESIGN 6 steps 1-10)."""
     check(request)
-    q = score.query(index, request.task)
-    distinctive = tuple(t for t in q.tokens if index.distinctive(t))
+    weighted = rank.weigh(index, term.of_task(request.task))
+    scoring = rank.scoring(weighted)
+    words = tuple(w.term.word for w in weighted)
+    specific = tuple(w.term.word for w in weighted if w in scoring)
     anchors, anchored, governed = _anchors(index, request)
-
-    def route(**rest: object) -> Route:
-        base: dict[str, object] = {
-            "request": request,
-            "terms": q.tokens,
-            "distinctive": distinctive,
-            "anchors": anchors,
-            "matched": (),
-            "pointers": (),
-            "withheld": 0,
-            "silence": None,
-        }
-        base.update(rest)
-        return Route(**base)  # type: ignore[arg-type]
-
-    if not q.tokens and not anchors:
-        return route(silence="no_terms")
+    base = Route(request, words, specific, anchors, (), (), 0, None)
+    if not weighted and not anchors:
+        return replace(base, silence="no_terms")
     admitted = admission(taxonomy, request)
     if request.purpose is not None and not any(
         taxonomy.purpose_of(i.entry.kind) == request.purpose for i in index
     ):
-        return route(silence="no_purpose_matched")
+        return replace(base, silence="no_purpose_matched")
     anchored = [e for e in anchored if admitted(e)]
-    matched = _purposes(taxonomy, q.tokens)
-    need = min(request.gate_terms, len(distinctive))
-    anchored_ids = {e.id for e in anchored}
-    ranked = []
-    for total, slot in score.totals(index, q, _gated(index, distinctive, need)):
-        e = index.slot(slot).entry
-        if e.id not in anchored_ids and admitted(e):
-            ranked.append(Candidate(total, e))
-    ranked.sort(key=lambda c: (-c.total, c.entry.path))
+    matched = _purposes(taxonomy, text.tokens(request.task))
+    fired = triggered(index, request.task)
+    ranked = _ranked(index, scoring, admitted, fired)
+    lacking = None
+    if not fired:
+        lacking = silence.lacking(index, weighted, [c.slot for c in ranked[: silence.LOOK]])
+    if lacking is not None:
+        ranked = []
     dropped = 0
     if request.focus is not None:
-        focus = request.focus
-        kept_anchored = [e for e in anchored if _about(focus, e, request.threshold)]
-        kept_ranked = [c for c in ranked if _about(focus, c.entry, request.threshold)]
-        dropped = len(anchored) - len(kept_anchored) + len(ranked) - len(kept_ranked)
-        anchored, ranked = kept_anchored, kept_ranked
+        anchored, ranked, dropped = _focused(request, anchored, ranked)
     if not ranked and not anchored:
         filtering = any(v is not None for v in request.filters().values())
         if dropped or (filtering and not any(admitted(i.entry) for i in index)):
-            return route(matched=matched, silence="filtered", filtered_by_focus=dropped)
-        return route(matched=matched, silence="no_document_reached")
-
-    slots = max(0, request.budget - len(anchored))
+            return replace(base, matched=matched, silence="filtered", filtered_by_focus=dropped)
+        return replace(base, matched=matched, silence="no_document_reached", lacking=lacking or ())
+    # An anchored entry the task's words also reach competes in the ranked order (evidence
+    # says both); only the anchored entries words do not reach take budget off the top.
+    ranked_ids = {c.entry.id for c in ranked}
+    only_anchored = [e for e in anchored if e.id not in ranked_ids]
+    slots = max(0, request.budget - len(only_anchored))
     order = _turns(ranked, taxonomy, matched, request.order, slots)
-    total = len(ranked)
+    taken = {c.entry.id for c in order[:slots]}
     anchor_block = [
-        Pointer(
-            e,
-            taxonomy.purpose_of(e.kind),
-            {"by": "anchor", "anchors": governed[e.id]},
-        )
+        Pointer(e, taxonomy.purpose_of(e.kind), {"by": "anchor", "anchors": governed[e.id]})
         for e in sorted(anchored, key=lambda e: e.path)
+        if e.id not in taken
     ]
-    rank_of = {id(c): place for place, c in enumerate(ranked, start=1)}
-    ranked_block = []
-    for c in order[:slots]:
-        s = score.entry(q, index.slot(index.slot_of(c.entry.id)))
-        ranked_block.append(
-            Pointer(
-                c.entry,
-                taxonomy.purpose_of(c.entry.kind),
-                {
-                    "by": "terms",
-                    "terms": [t for t in distinctive if t in s.terms],
-                    "field": s.field,
-                    "notes": list(s.notes),
-                    "rank": rank_of[id(c)],
-                    "of": total,
-                },
-            )
+    rank_of = {c.entry.id: place for place, c in enumerate(ranked, start=1)}
+    ranked_block = [
+        _ranked_pointer(
+            index, taxonomy, c, scoring, (rank_of[c.entry.id], len(ranked)), governed, fired
         )
+        for c in order[:slots]
+    ]
     follow = request.strategy == "multi-hop"
     pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
-    return route(
+    withheld = max(0, len(ranked) - len(taken))
+    return replace(
+        base,
         matched=matched,
         pointers=tuple(pointers),
-        withheld=max(0, len(ranked) - slots),
+        withheld=withheld,
         filtered_by_focus=dropped,
     )
+
+
+def _ranked(
+    index: Index,
+    scoring: Sequence[rank.Weighted],
+    admitted: Callable[[Entry], bool],
+    fired: dict[int, list[tuple[str, str]]],
+) -> list[Candidate]:
+    """Return the admitted entries the scoring terms or a trigger reach, best first (path on
+    ties). Each trigger that fired adds the idf of a term one entry holds: a declared
+    trigger counts as a rare word, on top of its words' own matches."""
+    totals = rank.scores(index, scoring)
+    unit = weight.idf(max(index.size, 1), 1)
+    for slot, hits in fired.items():
+        totals[slot] = totals.get(slot, 0.0) + unit * len(hits)
+    out = []
+    for slot, total in totals.items():
+        e = index.slot(slot).entry
+        if admitted(e):
+            out.append(Candidate(total, e, slot))
+    out.sort(key=lambda c: (-c.total, c.entry.path))
+    return out
+
+
+def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
+    """Return slot -> (field, trigger) of the skill-rules.json keywords (as phrases) and
+    intent patterns that fire on the task. Patterns are compiled timeout-safe (`trigger`):
+    one that cannot be is never run."""
+    normal = text.normalize(task)
+    out: dict[int, list[tuple[str, str]]] = {}
+    for slot in sorted(index.triggered):
+        e = index.slot(slot).entry
+        hits = [
+            ("keyword phrase", k)
+            for k in e.keywords
+            if text.holds_phrase(normal, text.normalize(k))
+        ]
+        for source in e.intent_patterns:
+            compiled = trigger.compile_pattern(source)
+            window = trigger.match_window(source)
+            if isinstance(compiled, re.Pattern) and compiled.search(task[:window]):
+                hits.append(("intent pattern", source))
+        if hits:
+            out[slot] = hits
+    return out
+
+
+def _focused(
+    request: Request, anchored: list[Entry], ranked: list[Candidate]
+) -> tuple[list[Entry], list[Candidate], int]:
+    """Return the anchored and ranked entries the focus file keeps, and how many it drops."""
+    assert request.focus is not None
+    focus = request.focus
+    kept_anchored = [e for e in anchored if _about(focus, e, request.threshold)]
+    kept_ranked = [c for c in ranked if _about(focus, c.entry, request.threshold)]
+    dropped = len(anchored) - len(kept_anchored) + len(ranked) - len(kept_ranked)
+    return kept_anchored, kept_ranked, dropped
+
+
+def _ranked_pointer(
+    index: Index,
+    taxonomy: Taxonomy,
+    c: Candidate,
+    scoring: Sequence[rank.Weighted],
+    place: tuple[int, int],
+    governed: dict[str, list[str]],
+    fired: dict[int, list[tuple[str, str]]],
+) -> Pointer:
+    reached = rank.reach(index, c.slot, scoring)
+    groups: dict[str, list[str]] = {}
+    for name, hit in fired.get(c.slot, ()):
+        groups.setdefault(name, []).append(hit)
+    fields = [{"field": name, "terms": hits} for name, hits in groups.items()]
+    fields += [{"field": label, "terms": list(ws)} for label, ws in reached.fields]
+    evidence: dict[str, object] = {
+        "by": "terms",
+        "terms": list(reached.words),
+        "field": fields[0]["field"] if fields else "",
+        "fields": fields,
+        "notes": list(reached.notes),
+        "rank": place[0],
+        "of": place[1],
+    }
+    if c.entry.id in governed:
+        evidence["anchors"] = governed[c.entry.id]
+    return Pointer(c.entry, taxonomy.purpose_of(c.entry.kind), evidence)
 
 
 def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
@@ -201,17 +260,6 @@ def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
     chunk = relevance.Chunk(" ".join([*e.governs, e.path]), e.id, " ".join(w for w in words if w))
     kept, _ = relevance.split(focus, [chunk], threshold)
     return bool(kept)
-
-
-def _gated(index: Index, distinctive: Sequence[str], need: int) -> list[int] | None:
-    """Return the slots holding at least `need` distinctive terms (None: no gate), counted
-    from postings so that entries the gate would drop are never scored."""
-    if need <= 0:
-        return None
-    counts: Counter[int] = Counter()
-    for token in distinctive:
-        counts.update(index.postings(token).keys())
-    return [slot for slot, count in counts.items() if count >= need]
 
 
 def _anchors(

@@ -1,20 +1,28 @@
 """Four-tier scoring, terms weighted by what they rule out (DESIGN 5, seed 1).
 
-Each tier takes the maximum over its fields of a field score: exact, else phrase at word
+This is the explain record's arithmetic; the order of route pointers is `rank`'s. Each tier
+takes the maximum over its fields of a field score: exact, else phrase at word
 boundaries, else per-token weight times the summed term weights of the task tokens the field
 holds. An entry's score is the sum of its tiers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from router import text
-from router.index import NOTES, TIER_NAMES, Field, Index, Indexed, positions
+from router import term, text
+from router.index import NOTES, TIER_NAMES, Field, Index, Indexed, body_fields
 
-# (exact, phrase, per token) for structured, family_text, open_first, notes.
-TIER_WEIGHTS = ((120.0, 80.0, 18.0), (32.0, 24.0, 6.0), (20.0, 16.0, 4.0), (18.0, 12.0, 3.0))
+# (exact, phrase, per token) for structured, family_text, open_first, notes (seed 1), and
+# body, below notes on each count: a body match never outweighs the same term elsewhere.
+TIER_WEIGHTS = (
+    (120.0, 80.0, 18.0),
+    (32.0, 24.0, 6.0),
+    (20.0, 16.0, 4.0),
+    (18.0, 12.0, 3.0),
+    (10.0, 8.0, 2.0),
+)
 MAX_NOTE_IDS = 8
 
 
@@ -33,7 +41,7 @@ class Scored:
 
     indexed: Indexed
     total: float
-    tiers: tuple[float, float, float, float]
+    tiers: tuple[float, ...]  # structured, family_text, open_first, notes, body
     field: str  # the field that gave the highest tier
     notes: tuple[str, ...]  # matched note ids, at most 8, notes' order
     terms: frozenset[str]  # task tokens the entry's fields hold
@@ -61,77 +69,46 @@ def field_score(q: Query, fld: Field, tier: int) -> float:
 
 
 def entry(q: Query, indexed: Indexed) -> Scored:
-    """Return the score of one indexed entry (every field read)."""
-    return _assemble(q, indexed, range(len(indexed.fields)))
+    """Return the score of one indexed entry (every field read, the body's too)."""
+    return _assemble(q, (*indexed.fields, *body_fields(indexed.entry)), indexed)
 
 
-def reached(index: Index, q: Query, slots: Iterable[int] | None = None) -> list[Scored]:
-    """Return the scores of every entry that some task token reaches (or of `slots` only),
-    score above 0 only, in no particular order. Only the fields that hold a task token are
-    scored: any other field scores 0, since exact and phrase matches need every task token."""
-    touched: dict[int, int] = {}
-    if slots is None:
-        for token in q.tokens:
-            for slot, held in index.postings(token).items():
-                touched[slot] = touched.get(slot, 0) | held
-    else:
-        postings = [index.postings(token) for token in q.tokens]
-        for slot in slots:
-            mask = 0
-            for posting in postings:
-                mask |= posting.get(slot, 0)
-            touched[slot] = mask
+def reached(index: Index, q: Query) -> list[Scored]:
+    """Return the scores of every entry that some task token reaches, score above 0 only, in
+    no particular order. Candidates come from the ranker's postings (a token's stem reaches
+    every entry holding any form of it, a superset) and, for function words the postings
+    leave out, from a scan of the entries; each candidate is then scored on every field."""
+    slots: set[int] = set()
+    scan: list[str] = []
+    for token in q.tokens:
+        if term.is_function_word(token):
+            scan.append(token)
+        else:
+            slots.update(index.postings(term.stem(token))[0])
+    if scan:
+        for indexed in index:
+            slot = index.slot_of(indexed.entry.id)
+            if slot not in slots and _holds_any(indexed, scan):
+                slots.add(slot)
     out = []
-    for slot, mask in touched.items():
-        scored = _assemble(q, index.slot(slot), positions(mask))
+    for slot in slots:
+        scored = entry(q, index.slot(slot))
         if scored.total > 0:
             out.append(scored)
     return out
 
 
-def totals(index: Index, q: Query, slots: Iterable[int] | None = None) -> list[tuple[float, int]]:
-    """Return (score, slot) for every entry some task token reaches (or `slots` only) whose
-    score is above 0: the same score `entry` gives, without its breakdown. Routes score every
-    candidate this way and build the breakdown only for the pointers they offer."""
-    postings = [(index.postings(t), w) for t, w in q.weights.items()]
-    if slots is None:
-        slots = {slot for posting, _ in postings for slot in posting}
-    out = []
-    for slot in slots:
-        sums: dict[int, float] = {}
-        for posting, weight in postings:
-            mask = posting.get(slot, 0)
-            while mask:
-                low = mask & -mask
-                position = low.bit_length() - 1
-                mask ^= low
-                sums[position] = sums.get(position, 0.0) + weight
-        fields = index.slot(slot).fields
-        tiers = [0.0, 0.0, 0.0, 0.0]
-        for position, weighted in sums.items():
-            fld = fields[position]
-            exact, phrase, per_token = TIER_WEIGHTS[fld.tier]
-            if fld.normal == q.normal:
-                value = exact
-            elif q.normal in fld.normal and text.holds_phrase(fld.normal, q.normal):
-                value = phrase
-            else:
-                value = per_token * weighted
-            if value > tiers[fld.tier]:
-                tiers[fld.tier] = value
-        total = tiers[0] + tiers[1] + tiers[2] + tiers[3]
-        if total > 0:
-            out.append((total, slot))
-    return out
+def _holds_any(indexed: Indexed, tokens: list[str]) -> bool:
+    if any(t in f.tokens for f in indexed.fields for t in tokens):
+        return True
+    return any(t in f.tokens for f in body_fields(indexed.entry) for t in tokens)
 
 
-def _assemble(q: Query, indexed: Indexed, positions: Iterable[int]) -> Scored:
-    tiers = [0.0, 0.0, 0.0, 0.0]
-    best_field = ["", "", "", ""]
+def _assemble(q: Query, fields: Sequence[Field], indexed: Indexed) -> Scored:
+    tiers = [0.0] * len(TIER_NAMES)
+    best_field = [""] * len(TIER_NAMES)
     note_best: dict[str, float] = {}
-    fields = indexed.fields
-    for position in positions:
-        fld = fields[position]
+    for fld in fields:
         value = field_score(q, fld, fld.tier)
         if value > tiers[fld.tier]:
             tiers[fld.tier] = value
@@ -139,12 +116,12 @@ def _assemble(q: Query, indexed: Indexed, positions: Iterable[int]) -> Scored:
         if fld.note is not None and value > note_best.get(fld.note, 0.0):
             note_best[fld.note] = value
     matched = tuple(n.id for n in indexed.entry.notes if n.id in note_best)[:MAX_NOTE_IDS]
-    top = max(range(4), key=lambda i: (tiers[i], -i))
+    top = max(range(len(tiers)), key=lambda i: (tiers[i], -i))
     return Scored(
         indexed=indexed,
         total=sum(tiers),
-        tiers=(tiers[0], tiers[1], tiers[2], tiers[3]),
+        tiers=tuple(tiers),
         field=best_field[top] if tiers[top] > 0 else "",
         notes=matched if tiers[NOTES] > 0 else (),
-        terms=frozenset(t for t in q.tokens if any(t in f.tokens for f in indexed.fields)),
+        terms=frozenset(t for t in q.tokens if any(t in f.tokens for f in fields)),
     )

@@ -1,7 +1,8 @@
 """Benchmarks (DESIGN 13): synthetic catalogs of 1k / 10k / 100k entries written as real
 files, then cold load, route time inside the daemon, end-to-end latency through the socket
-(curl and the Python client), the cold in-process CLI, update visibility after a write, and
-the daemon's RSS. Prints one table. Figures, not assertions: the machine is noisy, so read
+(curl and the Python client), route time for tasks of 10 to 5,000 words, the cold in-process
+CLI, update visibility after a write, the daemon's RSS, the catalog's size on disk and the
+bench's wall time. Prints one table. Figures, not assertions: the machine is noisy, so read
 the ratios measured in one run.
 
 The catalogs' words follow the two laws real text follows: Zipf frequencies (rank r drawn in
@@ -10,12 +11,29 @@ for n words written), with the 30 most frequent ranks left out, as a stopword li
 them from real text. A fixed small vocabulary would make every entry share most task words,
 which no real catalog does.
 
-    python scripts/bench.py [--sizes 1000,10000,100000] [--queries 300] [--keep DIR]
+Nine entries in ten are Markdown files, one in ten a row of an annex JSON catalog. Each
+Markdown file has a body of 300-1,500 words (Zipf words over the same vocabulary) in 3-6
+`## ` sections of 40-120-word paragraphs, with now and then a bullet list or a fenced code
+block; about a fifth of them are Nygard-style ADRs with no front matter at all (`# N. Title`,
+`Date:`, Status, Context, Decision, Consequences). The front matter and the annex rows are
+drawn exactly as before bodies existed, so `--no-bodies` writes the old catalogs byte for
+byte, and both kinds of catalog are routed with the same tasks.
+
+Catalogs are written one file at a time under --workdir (never inside the repository) and
+kept there: a later run reuses a catalog whose manifest (bench-manifest.json) records the
+same parameters; --fresh writes them again.
+
+    python scripts/bench.py [--sizes 1000,10000,100000] [--queries 300] [--no-bodies]
+        [--lengths 10,100,1000,5000] [--length-queries 100] [--workdir DIR] [--fresh]
+        [--hooks] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import hashlib
+import inspect
 import itertools
 import json
 import math
@@ -28,7 +46,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from router import __version__, client, config
 from router.engine import Engine
@@ -111,22 +131,181 @@ class Zipf:
         return self.rng.choices(self.words, cum_weights=self.cumulative, k=k)
 
 
-def generate(root: Path, size: int) -> list[str]:
-    """Write a catalog of `size` entries under `root`; return the governed source paths."""
+BODY_WORDS = (300, 1500)  # words of a Markdown body, drawn uniformly per document
+SECTIONS = (3, 6)
+PARAGRAPH_WORDS = (40, 120)
+SENTENCE_WORDS = (6, 20)
+BULLET_WORDS = (4, 12)
+LIST_SHARE = 0.12  # of paragraphs, written as a bullet list instead
+CODE_SHARE = 0.3  # of bodies, with one fenced code block
+ADR_SHARE = 0.2  # of Markdown documents: Nygard ADRs without front matter
+# Never an ADR where the document governs a path, so the governed paths (and so the tasks)
+# are the same with and without bodies; the other nine in ten make up the share.
+ADR_CHANCE = ADR_SHARE / 0.9
+HEADINGS = {
+    "decisions": (
+        "Context",
+        "Background",
+        "Options considered",
+        "Decision",
+        "Rationale",
+        "Alternatives",
+        "Consequences",
+        "Status",
+    ),
+    "specs": (
+        "Overview",
+        "Background",
+        "Details",
+        "Interfaces",
+        "Behaviour",
+        "Limits",
+        "Rationale",
+        "Open questions",
+    ),
+    "how-to": (
+        "Background",
+        "Prerequisites",
+        "Steps",
+        "Details",
+        "Verification",
+        "Troubleshooting",
+        "Rollback",
+    ),
+    "obligations": ("Context", "What is missing", "Details", "Owner", "Deadline", "Status"),
+    "evaluations": (
+        "Background",
+        "Method",
+        "Details",
+        "Results",
+        "Findings",
+        "Threats to validity",
+        "Rationale",
+    ),
+}
+ADR_STATUSES = (("Accepted", 0.75), ("Proposed", 0.1), ("Superseded", 0.1), ("Deprecated", 0.05))
+ADR_EPOCH = datetime.date(2018, 1, 1)
+
+
+def prose(words: list[str], rng: random.Random) -> str:
+    """Return `words` as a paragraph of sentences, now and then with a comma."""
+    out, at = [], 0
+    while at < len(words):
+        step = rng.randint(*SENTENCE_WORDS)
+        if len(words) - at - step < 4:  # no sentence of a word or two at the end
+            step = len(words) - at
+        part = words[at : at + step]
+        at += step
+        if len(part) > 8 and rng.random() < 0.3:
+            part[rng.randint(3, len(part) - 4)] += ","
+        out.append(" ".join(part).capitalize() + ".")
+    return " ".join(out)
+
+
+def bullets(words: list[str], rng: random.Random) -> str:
+    """Return `words` as a bullet list of 4-12-word items."""
+    items, at = [], 0
+    while at < len(words):
+        step = rng.randint(*BULLET_WORDS)
+        items.append("- " + " ".join(words[at : at + step]))
+        at += step
+    return "\n".join(items)
+
+
+def code_block(words: list[str], rng: random.Random) -> str:
+    """Return a small fenced code block naming six of `words`."""
+    a, b, c, d, e, f = words
+    kind = rng.randrange(4)
+    if kind == 0:
+        return f'```python\ndef {a}_{b}({c}):\n    return {c}.{d}("{e}", {f}=True)\n```'
+    if kind == 1:
+        return f"```sh\n{a} {b} --{c} {d}/{e}.toml\n{a} {f} --check\n```"
+    if kind == 2:
+        return f"```yaml\n{a}:\n  {b}: {c}\n  {d}: [{e}, {f}]\n```"
+    return f'```json\n{{"{a}": "{b}", "{c}": {{"{d}": {rng.randint(1, 999)}, "{e}": "{f}"}}}}\n```'
+
+
+def chunks(total: int, low: int, high: int, rng: random.Random) -> list[int]:
+    """Return sizes between `low` and `high` adding up to `total` (at least `low`)."""
+    out = []
+    while total > high:
+        step = rng.randint(low, min(high, total - low))
+        out.append(step)
+        total -= step
+    return [*out, total]
+
+
+def sections(headings: list[str], total: int, zipf: Zipf, rng: random.Random) -> list[str]:
+    """Return the blocks of `total` body words under `headings`: paragraphs, now and then a
+    bullet list, and in some bodies one code block."""
+    low = PARAGRAPH_WORDS[0]
+    spare = total - low * len(headings)
+    cuts = sorted(rng.randint(0, spare) for _ in headings[1:])
+    counts = [low + b - a for a, b in itertools.pairwise([0, *cuts, spare])]
+    words = zipf.draw(total)
+    code_at = rng.randrange(len(headings)) if rng.random() < CODE_SHARE else -1
+    blocks, at = [], 0
+    for number, (heading, count) in enumerate(zip(headings, counts, strict=True)):
+        blocks.append(f"## {heading}")
+        for step in chunks(count, *PARAGRAPH_WORDS, rng):
+            part = words[at : at + step]
+            at += step
+            blocks.append(bullets(part, rng) if rng.random() < LIST_SHARE else prose(part, rng))
+        if number == code_at:
+            blocks.append(code_block(zipf.draw(6), rng))
+    return blocks
+
+
+def body(shelf: str, zipf: Zipf, rng: random.Random) -> tuple[str, int]:
+    """Return the body of a document with front matter and its word count."""
+    pool = HEADINGS[shelf]
+    chosen = sorted(rng.sample(range(len(pool)), rng.randint(*SECTIONS)))
+    total = rng.randint(*BODY_WORDS)
+    return "\n\n".join(sections([pool[i] for i in chosen], total, zipf, rng)) + "\n", total
+
+
+def nygard(number: int, title: str, zipf: Zipf, rng: random.Random) -> tuple[str, int]:
+    """Return a Nygard-style ADR (no front matter) and its body word count."""
+    date = ADR_EPOCH + datetime.timedelta(days=rng.randrange(8 * 365))
+    status = rng.choices([s for s, _ in ADR_STATUSES], [w for _, w in ADR_STATUSES])[0]
+    if status == "Superseded":
+        status = f"Superseded by {rng.randint(number, number + 50)}." if number > 1 else "Accepted"
+    headings = ["Context", "Decision", "Consequences"]
+    if rng.random() < 0.3:
+        headings.insert(1, "Options considered")
+    total = rng.randint(*BODY_WORDS)
+    blocks = [f"# {number}. {title}", f"Date: {date.isoformat()}", "## Status", status]
+    return "\n\n".join(blocks + sections(headings, total, zipf, rng)) + "\n", total
+
+
+def generate(root: Path, size: int, bodies: bool = True) -> dict[str, Any]:
+    """Write a catalog of `size` entries under `root`, one file at a time; return what it
+    holds: the governed source paths and the counts of documents, ADRs and body words.
+
+    The front matter and the annex rows come from one random stream, the bodies and the
+    choice of ADRs from another, so that the front matter is the same with or without
+    bodies."""
     rng = random.Random(SEED + size)
-    zipf = Zipf(vocabulary(rng, vocabulary_size(size)), rng)
+    words = vocabulary(rng, vocabulary_size(size))
+    zipf = Zipf(words, rng)
+    body_rng = random.Random(f"bodies-{SEED}-{size}")
+    body_zipf = Zipf(words, body_rng)
     (root / "kroute.toml").write_text('roots = ["docs"]\n' + TAXONOMY, encoding="utf-8")
     governed: list[str] = []
     json_rows = int(size * JSON_SHARE)
     files = size - json_rows
+    adrs = body_words = 0
+    made: set[Path] = set()
     for n in range(files):
+        if n and n % 10_000 == 0:
+            print(f"  wrote {n:,} of {files:,} Markdown files", file=sys.stderr, flush=True)
         shelf = SHELVES[n % len(SHELVES)]
-        directory = root / "docs" / shelf / f"{n // 1000:03d}"
-        directory.mkdir(parents=True, exist_ok=True)
+        title_words = zipf.draw(rng.randint(3, 6))
+        title = " ".join(title_words).capitalize()
         lines = [
             "---",
             f"id: SYN-{n:06d}",
-            f"title: {' '.join(zipf.draw(rng.randint(3, 6))).capitalize()}",
+            f"title: {title}",
             f"summary: {' '.join(zipf.draw(rng.randint(12, 24)))}",
             f"tags: [{', '.join(zipf.draw(3))}]",
             f"status: {'draft' if n % 17 == 0 else 'current'}",
@@ -141,8 +320,25 @@ def generate(root: Path, size: int) -> list[str]:
             target = f"src/{'/'.join(zipf.draw(2))}/{zipf.draw(1)[0]}.py"
             governed.append(target)
             lines += ["relations:", "  governs:", f"    - {target}"]
-        lines += ["---", "", "# Synthetic", ""]
-        (directory / f"{n:06d}.md").write_text("\n".join(lines), encoding="utf-8")
+        path = root / "docs" / shelf / f"{n // 1000:03d}" / f"{n:06d}.md"
+        if not bodies:
+            text = "\n".join([*lines, "---", "", "# Synthetic", ""])
+        elif n % 10 != 0 and body_rng.random() < ADR_CHANCE:
+            adrs += 1
+            slug = "-".join(title_words)
+            path = (
+                root / "docs" / "decisions" / "adr" / f"{n // 1000:03d}" / f"{adrs:04d}-{slug}.md"
+            )
+            text, count = nygard(adrs, title, body_zipf, body_rng)
+            body_words += count
+        else:
+            text, count = body(shelf, body_zipf, body_rng)
+            text = "\n".join([*lines, "---", "", f"# {title}", "", text])
+            body_words += count
+        if path.parent not in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            made.add(path.parent)
+        path.write_text(text, encoding="utf-8")
     for block in range(0, json_rows, ROWS_PER_JSON):
         rows = []
         for n in range(block, min(block + ROWS_PER_JSON, json_rows)):
@@ -163,19 +359,167 @@ def generate(root: Path, size: int) -> list[str]:
         path = root / "docs" / "annexes" / f"block-{block // ROWS_PER_JSON:05d}.catalog.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps({"annexes": rows}), encoding="utf-8")
-    return governed
+    return {
+        "governed": governed,
+        "markdown": files,
+        "adrs": adrs,
+        "annex_rows": json_rows,
+        "body_words": body_words,
+    }
+
+
+# -- keeping catalogs between runs -------------------------------------------------------------
+
+
+MANIFEST = "bench-manifest.json"  # beside kroute.toml, outside the catalog's roots
+GOVERNED = "bench-governed.txt"
+GENERATOR = (
+    vocabulary,
+    vocabulary_size,
+    Zipf,
+    prose,
+    bullets,
+    code_block,
+    chunks,
+    sections,
+    body,
+    nygard,
+    generate,
+)
+
+
+def parameters(size: int, bodies: bool) -> dict[str, Any]:
+    """Return what a generated catalog depends on: a kept catalog is reused only when its
+    manifest records exactly these (the digest covers the generator's code)."""
+    code = "".join(inspect.getsource(part) for part in GENERATOR) + TAXONOMY + repr(HEADINGS)
+    return {
+        "size": size,
+        "bodies": bodies,
+        "seed": SEED,
+        "json_share": JSON_SHARE,
+        "rows_per_json": ROWS_PER_JSON,
+        "heaps_k": HEAPS_K,
+        "words_per_entry": WORDS_PER_ENTRY,
+        "stopword_ranks": STOPWORD_RANKS,
+        "body_words": list(BODY_WORDS),
+        "adr_share": ADR_SHARE,
+        "generator": hashlib.sha256(code.encode()).hexdigest()[:16],
+    }
+
+
+def disk_usage(top: Path) -> dict[str, int]:
+    """Return the files under `top` and their bytes: apparent and allocated (as du counts)."""
+    files = apparent = allocated = 0
+    for directory, _, names in os.walk(top):
+        for name in names:
+            stat = os.stat(os.path.join(directory, name))
+            files += 1
+            apparent += stat.st_size
+            allocated += stat.st_blocks * 512
+    return {"files": files, "bytes": apparent, "allocated_bytes": allocated}
+
+
+def catalog(workdir: Path, size: int, bodies: bool, fresh: bool) -> tuple[Path, dict[str, Any]]:
+    """Return the root of a catalog of `size` entries under `workdir` and its manifest (with
+    `governed` and `generate_s`, None when a kept catalog was reused), writing it unless a
+    kept one has the same parameters."""
+    root = workdir / (f"catalog-{size}" if bodies else f"catalog-{size}-no-bodies")
+    params = parameters(size, bodies)
+    if not fresh:
+        try:
+            manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+            governed = (root / GOVERNED).read_text(encoding="utf-8").splitlines()
+        except (OSError, ValueError):
+            manifest = None
+        if isinstance(manifest, dict) and manifest.get("parameters") == params:
+            return root, {**manifest, "governed": governed, "generate_s": None}
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    began = time.perf_counter()
+    stats = generate(root, size, bodies)
+    governed = stats.pop("governed")
+    manifest = {
+        "parameters": params,
+        **stats,
+        **disk_usage(root / "docs"),
+        "generated_in_s": round(time.perf_counter() - began, 2),
+    }
+    (root / GOVERNED).write_text("".join(f"{path}\n" for path in governed), encoding="utf-8")
+    partial = root / (MANIFEST + ".partial")
+    partial.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    partial.replace(root / MANIFEST)  # last: a catalog cut short has no manifest
+    return root, {**manifest, "governed": governed, "generate_s": manifest["generated_in_s"]}
+
+
+def remove_bench_files(root: Path) -> None:
+    """Remove the documents the update-visibility measurement writes into a kept catalog."""
+    for path in (root / "docs" / "decisions").glob("bench-*.md"):
+        path.unlink()
+
+
+# -- the tasks ----------------------------------------------------------------------------------
+
+
+LENGTHS = (10, 100, 1000, 5000)
+SOURCE_TOPS = ("src", "src", "lib", "app", "services", "tests")
+SOURCE_EXTS = (".py", ".py", ".py", ".ts", ".go", ".rs")
+
+
+def task_zipf(size: int, rng: random.Random) -> Zipf:
+    """Return a Zipf drawer over the vocabulary of the catalog of `size` entries."""
+    return Zipf(vocabulary(random.Random(SEED + size), vocabulary_size(size)), rng)
 
 
 def tasks(size: int, governed: list[str], count: int) -> list[str]:
     """Return benchmark tasks: 3-8 Zipf words, a tenth naming a governed path."""
     rng = random.Random(SEED - size)
-    zipf = Zipf(vocabulary(random.Random(SEED + size), vocabulary_size(size)), rng)
+    zipf = task_zipf(size, rng)
     out = []
     for n in range(count):
         words = zipf.draw(rng.randint(3, 8))
         if governed and n % 10 == 0:
             words.append(rng.choice(governed))
         out.append(" ".join(words))
+    return out
+
+
+def source_path(zipf: Zipf, governed: list[str], rng: random.Random) -> str:
+    """Return a source path with a line number; a third of them a governed path."""
+    if governed and rng.random() < 1 / 3:
+        path = rng.choice(governed)
+    else:
+        parts = zipf.draw(rng.randint(2, 3))
+        path = "/".join([rng.choice(SOURCE_TOPS), *parts]) + rng.choice(SOURCE_EXTS)
+    return f"{path}:{rng.randint(1, 900)}"
+
+
+def long_tasks(size: int, governed: list[str], length: int, count: int) -> list[str]:
+    """Return `count` tasks of `length` words (whitespace-separated tokens) of Zipf words.
+    From 100 words on, a few are source paths with line numbers; from 1,000 on, half of
+    those come as a pasted stack trace, one `File "path", line N, in name` frame a line."""
+    rng = random.Random(f"tasks-{SEED}-{size}-{length}")
+    zipf = task_zipf(size, rng)
+    out = []
+    for _ in range(count):
+        paths = 0 if length < 100 else max(3, length // 100)
+        frames = []
+        if length >= 1000:
+            for _ in range(paths // 2):
+                path, line = source_path(zipf, governed, rng).rsplit(":", 1)
+                frames.append(f'  File "{path}", line {line}, in {"_".join(zipf.draw(2))}')
+            paths -= len(frames)
+        trace = ["Traceback (most recent call last):", *frames] if frames else []
+        used = sum(len(line.split()) for line in trace)
+        words = zipf.draw(length - used - paths)
+        for _ in range(paths):
+            words.insert(rng.randint(0, len(words)), source_path(zipf, governed, rng))
+        if trace:
+            at = rng.randint(0, len(words))
+            words[at:at] = ["\n" + "\n".join(trace) + "\n"]
+        task = " ".join(words)
+        assert len(task.split()) == length, (len(task.split()), length)
+        out.append(task)
     return out
 
 
@@ -187,8 +531,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def raw_route(sock_path: Path, task: str) -> tuple[float, float]:
-    """Return (end-to-end seconds, seconds inside the daemon) for one route."""
+def raw_route(sock_path: Path, task: str) -> tuple[int, float, float]:
+    """Return (HTTP status, end-to-end seconds, seconds inside the daemon) for one route."""
     body = json.dumps({"task": task}).encode()
     head = (
         "POST /v1/route HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
@@ -196,19 +540,62 @@ def raw_route(sock_path: Path, task: str) -> tuple[float, float]:
     ).encode()
     began = time.perf_counter()
     with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(300)
         s.connect(str(sock_path))
         s.sendall(head + body)
         chunks = []
         while chunk := s.recv(65536):
             chunks.append(chunk)
     total = time.perf_counter() - began
-    headers = b"".join(chunks).split(b"\r\n\r\n", 1)[0].decode()
+    headers = b"".join(chunks).split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+    status = int(headers[0].split()[1])
     inside = next(
-        float(line.split("dur=")[1]) / 1000
-        for line in headers.split("\r\n")
-        if line.startswith("Server-Timing")
+        (
+            float(line.split("dur=")[1]) / 1000
+            for line in headers
+            if line.startswith("Server-Timing")
+        ),
+        math.nan,
     )
+    return status, total, inside
+
+
+def routed(sock_path: Path, task: str) -> tuple[float, float]:
+    """Return (end-to-end seconds, seconds inside the daemon) for a route that must succeed."""
+    status, total, inside = raw_route(sock_path, task)
+    if status != 200:
+        raise RuntimeError(f"the daemon answered {status} to a {len(task)}-character task")
     return total, inside
+
+
+def by_length(sock_path: Path, work: list[str]) -> dict[str, Any]:
+    """Return the figures for tasks of one length: p50 and p99 inside the daemon and end to
+    end for the tasks it accepted, and how many it refused (400 or 413)."""
+    for task in work[:3]:  # warm up
+        raw_route(sock_path, task)
+    inside, e2e, refused = [], [], 0
+    for task in work:
+        status, total, spent = raw_route(sock_path, task)
+        if status in (400, 413):
+            refused += 1
+            continue
+        if status != 200:
+            raise RuntimeError(f"the daemon answered {status} to a {len(task)}-character task")
+        inside.append(spent)
+        e2e.append(total)
+    out: dict[str, Any] = {
+        "tasks": len(work),
+        "refused": refused,
+        "chars_p50": statistics.median(len(task) for task in work),
+    }
+    if inside:
+        out |= {
+            "daemon_p50_ms": statistics.median(inside) * 1000,
+            "daemon_p99_ms": percentile(inside, 0.99) * 1000,
+            "socket_p50_ms": statistics.median(e2e) * 1000,
+            "socket_p99_ms": percentile(e2e, 0.99) * 1000,
+        }
+    return out
 
 
 def curl(sock_path: Path, path: str, data: str | None = None) -> float:
@@ -235,20 +622,30 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def bench_size(size: int, queries: int, workdir: Path) -> dict[str, float]:
-    root = workdir / f"catalog-{size}"
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
-    began = time.perf_counter()
-    governed = generate(root, size)
-    generated = time.perf_counter() - began
+def bench_size(
+    size: int,
+    queries: int,
+    workdir: Path,
+    *,
+    bodies: bool = True,
+    fresh: bool = False,
+    lengths: tuple[int, ...] = LENGTHS,
+    length_queries: int = 100,
+) -> dict[str, Any]:
+    wall = time.perf_counter()
+    root, manifest = catalog(workdir, size, bodies, fresh)
+    governed = manifest["governed"]
+    remove_bench_files(root)  # left by a run that was cut short
     cfg = config.load(root / "kroute.toml")
 
     began = time.perf_counter()
     engine = Engine.load(cfg)
     cold_load = time.perf_counter() - began
-    assert len(engine.index) == size, (len(engine.index), size)
+    indexed = len(engine.index)
+    # Today a Markdown file without front matter gives no entry; once ADRs are read, all do.
+    if indexed not in (size, size - manifest["adrs"]):
+        problems = "; ".join(f"{d.path}: {d.problem}" for d in engine.catalog.diagnostics[:3])
+        raise RuntimeError(f"{indexed:,} entries indexed of {size:,}: {problems}")
     work = tasks(size, governed, queries)
     in_process = []
     for task in work:
@@ -265,8 +662,14 @@ def bench_size(size: int, queries: int, workdir: Path) -> dict[str, float]:
     daemon_ready = time.perf_counter() - began
     try:
         for task in work[:20]:  # warm up
-            raw_route(target.places.socket, task)
-        e2e, inside = zip(*(raw_route(target.places.socket, task) for task in work), strict=True)
+            routed(target.places.socket, task)
+        e2e, inside = zip(*(routed(target.places.socket, task) for task in work), strict=True)
+        long = {}
+        for length in lengths:
+            print(f"  routing {length:,}-word tasks ...", file=sys.stderr, flush=True)
+            long[str(length)] = by_length(
+                target.places.socket, long_tasks(size, governed, length, length_queries)
+            )
         python_client = []
         for task in work[:100]:
             t0 = time.perf_counter()
@@ -293,6 +696,7 @@ def bench_size(size: int, queries: int, workdir: Path) -> dict[str, float]:
         rss = rss_mib(pid)
     finally:
         client.stop(target)
+        remove_bench_files(root)
 
     cli = []
     for task in work[:3]:
@@ -306,13 +710,24 @@ def bench_size(size: int, queries: int, workdir: Path) -> dict[str, float]:
         cli.append(time.perf_counter() - t0)
     return {
         "entries": size,
-        "generate_s": generated,
+        "bodies": bodies,
+        "catalog": str(root),
+        "markdown": manifest["markdown"],
+        "adrs": manifest["adrs"],
+        "annex_rows": manifest["annex_rows"],
+        "indexed": indexed,
+        "body_words_mean": manifest["body_words"] / max(1, manifest["markdown"]),
+        "files": manifest["files"],
+        "disk_mb": manifest["bytes"] / 1e6,
+        "disk_allocated_mb": manifest["allocated_bytes"] / 1e6,
+        "generate_s": manifest["generate_s"],
         "cold_load_s": cold_load,
         "daemon_ready_s": daemon_ready,
         "route_in_process_p50_ms": statistics.median(in_process) * 1000,
         "route_in_daemon_p50_ms": statistics.median(inside) * 1000,
         "route_in_daemon_p99_ms": percentile(list(inside), 0.99) * 1000,
         "socket_raw_p50_ms": statistics.median(e2e) * 1000,
+        "lengths": long,
         "python_client_p50_ms": statistics.median(python_client) * 1000,
         "curl_status_p50_ms": statistics.median(bare_curl) * 1000,
         "curl_route_p50_ms": statistics.median(curl_route) * 1000,
@@ -320,32 +735,89 @@ def bench_size(size: int, queries: int, workdir: Path) -> dict[str, float]:
         "daemon_speedup_vs_cli": statistics.median(cli) / statistics.median(python_client),
         "update_visible_p50_ms": statistics.median(visible) * 1000,
         "daemon_rss_mib": rss,
+        "wall_s": time.perf_counter() - wall,
     }
 
 
-ROWS = (
-    ("cold load (s)", "cold_load_s", "{:.2f}"),
-    ("daemon ready (s)", "daemon_ready_s", "{:.2f}"),
-    ("route p50 in daemon (ms)", "route_in_daemon_p50_ms", "{:.2f}"),
-    ("route p99 in daemon (ms)", "route_in_daemon_p99_ms", "{:.2f}"),
-    ("route p50 in process (ms)", "route_in_process_p50_ms", "{:.2f}"),
-    ("socket round trip p50, raw (ms)", "socket_raw_p50_ms", "{:.2f}"),
-    ("python client p50 (ms)", "python_client_p50_ms", "{:.2f}"),
-    ("bare curl /v1/status p50 (ms)", "curl_status_p50_ms", "{:.2f}"),
-    ("curl /v1/route p50 (ms)", "curl_route_p50_ms", "{:.2f}"),
-    ("cold `kroute route --no-daemon` (ms)", "cli_no_daemon_median_ms", "{:.0f}"),
-    ("daemon speed-up over cold CLI (x)", "daemon_speedup_vs_cli", "{:.0f}"),
-    ("update visible p50 (ms)", "update_visible_p50_ms", "{:.1f}"),
-    ("daemon RSS (MiB)", "daemon_rss_mib", "{:.0f}"),
+def number(fmt: str, key: str) -> Callable[[dict[str, Any]], str]:
+    return lambda r: fmt.format(r[key])
+
+
+def generated(r: dict[str, Any]) -> str:
+    return "reused" if r["generate_s"] is None else f"{r['generate_s']:.1f}"
+
+
+def at_length(length: int, where: str) -> Callable[[dict[str, Any]], str]:
+    """Return the cell of one task length: `p50 / p99`, or `refused` when the daemon refused
+    every task of that length (with the count when it refused only some)."""
+
+    def cell(r: dict[str, Any]) -> str:
+        figures = r["lengths"].get(str(length))
+        if figures is None:
+            return "-"
+        if f"{where}_p50_ms" not in figures:
+            return "refused"
+        out = f"{figures[f'{where}_p50_ms']:.2f} / {figures[f'{where}_p99_ms']:.2f}"
+        if figures["refused"]:
+            out += f" ({figures['refused']}/{figures['tasks']} refused)"
+        return out
+
+    return cell
+
+
+def task_chars(r: dict[str, Any]) -> str:
+    return " / ".join(f"{f['chars_p50']:,.0f}" for f in r["lengths"].values()) or "-"
+
+
+def documents(r: dict[str, Any]) -> str:
+    return f"{r['markdown']:,} ({r['adrs']:,}) + {r['annex_rows']:,}"
+
+
+ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    ("Markdown files (ADRs without front matter) + annex rows", documents),
+    ("entries indexed", number("{:,}", "indexed")),
+    ("body words per Markdown file, mean", number("{:.0f}", "body_words_mean")),
+    ("catalog on disk, apparent (MB)", number("{:.1f}", "disk_mb")),
+    ("catalog on disk, allocated (MB)", number("{:.1f}", "disk_allocated_mb")),
+    ("generate catalog (s)", generated),
+    ("cold load (s)", number("{:.2f}", "cold_load_s")),
+    ("daemon ready (s)", number("{:.2f}", "daemon_ready_s")),
+    ("route p50 in daemon (ms)", number("{:.2f}", "route_in_daemon_p50_ms")),
+    ("route p99 in daemon (ms)", number("{:.2f}", "route_in_daemon_p99_ms")),
+    ("route p50 in process (ms)", number("{:.2f}", "route_in_process_p50_ms")),
+    ("socket round trip p50, raw (ms)", number("{:.2f}", "socket_raw_p50_ms")),
+)
+CLOSING_ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+    ("python client p50 (ms)", number("{:.2f}", "python_client_p50_ms")),
+    ("bare curl /v1/status p50 (ms)", number("{:.2f}", "curl_status_p50_ms")),
+    ("curl /v1/route p50 (ms)", number("{:.2f}", "curl_route_p50_ms")),
+    ("cold `kroute route --no-daemon` (ms)", number("{:.0f}", "cli_no_daemon_median_ms")),
+    ("daemon speed-up over cold CLI (x)", number("{:.0f}", "daemon_speedup_vs_cli")),
+    ("update visible p50 (ms)", number("{:.1f}", "update_visible_p50_ms")),
+    ("daemon RSS (MiB)", number("{:.0f}", "daemon_rss_mib")),
+    ("bench wall time (s)", number("{:.1f}", "wall_s")),
 )
 
 
-def table(results: list[dict[str, float]]) -> str:
+def length_rows(lengths: tuple[int, ...]) -> list[tuple[str, Callable[[dict[str, Any]], str]]]:
+    rows: list[tuple[str, Callable[[dict[str, Any]], str]]] = []
+    if lengths:
+        words = " / ".join(f"{length:,}" for length in lengths)
+        rows.append((f"task characters, median, for {words} words", task_chars))
+    for length in lengths:
+        rows.append(
+            (f"{length:,}-word tasks, in daemon p50 / p99 (ms)", at_length(length, "daemon"))
+        )
+        rows.append((f"{length:,}-word tasks, socket p50 / p99 (ms)", at_length(length, "socket")))
+    return rows
+
+
+def table(results: list[dict[str, Any]], lengths: tuple[int, ...] = LENGTHS) -> str:
     head = "| measure | " + " | ".join(f"{int(r['entries']):,}" for r in results) + " |"
     rule = "|---|" + "---:|" * len(results)
     lines = [head, rule]
-    for label, key, fmt in ROWS:
-        lines.append(f"| {label} | " + " | ".join(fmt.format(r[key]) for r in results) + " |")
+    for label, cell in (*ROWS, *length_rows(lengths), *CLOSING_ROWS):
+        lines.append(f"| {label} | " + " | ".join(cell(r) for r in results) + " |")
     return "\n".join(lines)
 
 
@@ -436,34 +908,73 @@ def bench_intent(count: int = 10_000) -> str:
     )
 
 
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def int_list(text: str) -> tuple[int, ...]:
+    return tuple(int(part.replace("_", "")) for part in text.split(",") if part.strip())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--keep", type=Path, help="Write catalogs here and keep them.")
+    parser.add_argument("--queries", type=int, default=300, help="Short tasks per size.")
+    parser.add_argument(
+        "--lengths",
+        default=",".join(map(str, LENGTHS)),
+        help="Task lengths in words to time besides the short tasks ('' for none).",
+    )
+    parser.add_argument(
+        "--length-queries", type=int, default=100, help="Tasks per length and size."
+    )
+    parser.add_argument(
+        "--no-bodies",
+        action="store_true",
+        help="Write the old catalogs: front matter only, no bodies, no ADRs.",
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / f"kroute-bench-{os.getuid()}",
+        help="Where catalogs are written and kept for the next run (default: %(default)s).",
+    )
+    parser.add_argument("--keep", type=Path, help="The same as --workdir (catalogs are kept).")
+    parser.add_argument(
+        "--fresh", action="store_true", help="Write the catalogs again even when kept ones match."
+    )
     parser.add_argument("--json", action="store_true", help="Print the figures as JSON too.")
     parser.add_argument("--hooks", action="store_true", help="Also time the hooks on the demo.")
     args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",") if s]
-    workdir = args.keep or Path(tempfile.mkdtemp(prefix="kroute-bench-"))
+    sizes = int_list(args.sizes)
+    lengths = int_list(args.lengths)
+    workdir = (args.keep or args.workdir).resolve()
+    if workdir == REPOSITORY or REPOSITORY in workdir.parents:
+        parser.error(f"--workdir {workdir} is inside the repository; choose a directory outside")
+    workdir.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("KROUTE_HOME", str(workdir / "home"))
     os.environ["XDG_RUNTIME_DIR"] = str(workdir / "run")
-    try:
-        results = []
-        for size in sizes:
-            print(f"benchmarking {size:,} entries ...", file=sys.stderr, flush=True)
-            results.append(bench_size(size, args.queries, workdir))
-        print(table(results))
-        if args.hooks:
-            print()
-            print(bench_hooks(workdir))
+    results = []
+    for size in sizes:
+        print(f"benchmarking {size:,} entries in {workdir} ...", file=sys.stderr, flush=True)
+        results.append(
+            bench_size(
+                size,
+                args.queries,
+                workdir,
+                bodies=not args.no_bodies,
+                fresh=args.fresh,
+                lengths=lengths,
+                length_queries=args.length_queries,
+            )
+        )
+    print(table(results, lengths))
+    if args.hooks:
         print()
-        print(bench_intent())
-        if args.json:
-            print(json.dumps(results, indent=2))
-    finally:
-        if args.keep is None:
-            shutil.rmtree(workdir, ignore_errors=True)
+        print(bench_hooks(workdir))
+    print()
+    print(bench_intent())
+    if args.json:
+        print(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

@@ -146,7 +146,7 @@ def test_a_bom_json_catalog_loads(tmp_path: Path) -> None:
 
 
 def test_bad_yaml_is_an_error_with_the_file_line(tmp_path: Path) -> None:
-    write(tmp_path, "docs/bad.md", "---\nid: bad\ntitle: fine\nsummary: Steps: a, b\n---\n")
+    write(tmp_path, "docs/bad.md", "---\nid: bad\ntitle: fine\nsummary: [a, b\n---\n")
     cat = load(tmp_path)
     d = only(cat, "docs/bad.md")
     assert (d.severity, d.line) == ("error", 4)
@@ -315,7 +315,7 @@ def test_refresh_forgets_the_warning_of_a_removed_symlink(tmp_path: Path) -> Non
 
 
 def test_untyped_markdown_is_a_warning(tmp_path: Path) -> None:
-    write(tmp_path, "docs/README.md", "# Docs\n\nJust prose.\n")
+    write(tmp_path, "docs/README.md", "Just prose, and no heading to title it.\n")
     write(tmp_path, ".cursor/rules/bare.mdc", "Always be kind.\n")
     cat = load(tmp_path)
     assert cat.entries == () and cat.errors == ()
@@ -549,10 +549,14 @@ def test_fingerprint_changes_with_an_entry_and_not_otherwise(tmp_path: Path) -> 
     base = load(tmp_path).fingerprint
     assert len(base) == 16
 
-    # a body edit, a non-catalog file, an untyped file: no entry changes
-    write(tmp_path, "docs/a.md", doc("a", "Title").replace("Body text.", "Rewritten body."))
+    # a non-catalog file, an untyped file: no entry changes
     write(tmp_path, "docs/notes.txt", "scratch")
-    write(tmp_path, "docs/README.md", "# untyped\n")
+    write(tmp_path, "docs/README.md", "no heading, no front matter\n")
+    assert load(tmp_path).fingerprint == base
+    # the body is routed on (the lowest tier), so editing it changes the fingerprint
+    write(tmp_path, "docs/a.md", doc("a", "Title").replace("Body text.", "Rewritten body."))
+    assert load(tmp_path).fingerprint != base
+    write(tmp_path, "docs/a.md", doc("a", "Title"))
     assert load(tmp_path).fingerprint == base
 
     write(tmp_path, "docs/a.md", doc("a", "Another title"))
@@ -595,6 +599,7 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
     by_id = {e.id: e for e in cat.entries}
     assert sorted(by_id) == [
         "DEC-0001",
+        "README",
         "changelog",
         "frontend",
         "house-style",
@@ -605,7 +610,9 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
     ]
     assert by_id["python"].governs == ("**/*.py",)
     assert by_id["frontend"].governs == ("*.vue", "*.jsx")
-    assert by_id["src-root"].governs == ("/src/**",) and by_id["src-root"].summary == ""
+    # an empty description: the summary is the first paragraph of the rule's body
+    assert by_id["src-root"].governs == ("/src/**",)
+    assert by_id["src-root"].summary.startswith("Everything under src/ is deployed")
     assert by_id["typescript"].governs == ("**/*.ts", "web/**/*.tsx")
     assert by_id["house-style"].always_apply is True
     assert by_id["rust.instructions"].governs == ("**/*.rs",)
@@ -617,8 +624,9 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
         (".cursor/rules/python.mdc", 3),
         (".cursor/rules/frontend.mdc", 3),
         (".cursor/rules/typescript.mdc", 4),
-        ("docs/README.md", None),
     }
+    # a README with a title and prose is a document (an index page of links would not be)
+    assert by_id["README"].title == "Docs" and by_id["README"].kind == "doc"
 
 
 def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[no-untyped-def]
@@ -627,8 +635,8 @@ def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[n
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["errors"] == 1
-    assert report["entries"] == 8
-    assert report["kinds"] == {"decision": 1, "instruction": 1, "rule": 5, "skill": 1}
+    assert report["entries"] == 9
+    assert report["kinds"] == {"decision": 1, "doc": 1, "instruction": 1, "rule": 5, "skill": 1}
     errors = [d for d in report["diagnostics"] if d["severity"] == "error"]
     assert errors == [
         {
@@ -643,14 +651,14 @@ def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[n
     release = repo / "docs" / "how-to" / "release.md"
     release.write_text(
         release.read_text("utf-8").replace(
-            "summary: Three steps: tag, build, publish",
-            'summary: "Three steps: tag, build, publish"',
+            "summary: [Three steps] tag, build, publish",
+            'summary: "[Three steps] tag, build, publish"',
         ),
         encoding="utf-8",
     )
     fixed = kroute("check", "--json", "--catalog", str(repo))
     assert fixed.returncode == 0, fixed.stdout
-    assert json.loads(fixed.stdout)["entries"] == 9
+    assert json.loads(fixed.stdout)["entries"] == 10
 
 
 # --- the shared corpora ----------------------------------------------------------------
@@ -658,7 +666,9 @@ def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[n
 
 def test_headwater_corpus(corpus: Path) -> None:
     cat = load(corpus / "headwater")
-    assert len(cat.entries) == 409
+    # 409 typed documents, and the corpus README: titled Markdown without front matter
+    assert len(cat.entries) == 410
+    assert sum(1 for e in cat.entries if e.path.startswith("docs/")) == 409
     assert cat.errors == ()
 
 
@@ -679,9 +689,10 @@ def test_headwater_kinds_match_its_catalog(corpus: Path) -> None:
 
 def test_skills_corpus(corpus: Path) -> None:
     cat = load(corpus / "skills")
-    assert len(cat.entries) == 383
+    assert len(cat.entries) == 384  # and the corpus README
     assert cat.errors == ()
-    assert Counter(e.kind for e in cat.entries) == {"skill": 209, "rule": 91, "instruction": 83}
+    kinds = Counter(e.kind for e in cat.entries)
+    assert kinds == {"skill": 209, "rule": 91, "instruction": 83, "doc": 1}
 
 
 def test_demo_catalog() -> None:

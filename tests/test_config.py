@@ -19,7 +19,6 @@ exclude = ["docs/archive/**", "**/*.draft.md"]
 [route]
 budget = 7
 order = "turns"
-gate_terms = 3
 
 [shadow]
 mode = "shadow"
@@ -60,7 +59,7 @@ def test_load_full_config(tmp_path: Path) -> None:
     assert cfg.root == tmp_path.resolve()
     assert cfg.roots == ("docs", ".cursor/rules")
     assert cfg.exclude == ("docs/archive/**", "**/*.draft.md")
-    assert (cfg.budget, cfg.order, cfg.gate_terms, cfg.shadow_mode) == (7, "turns", 3, "shadow")
+    assert (cfg.budget, cfg.order, cfg.shadow_mode) == (7, "turns", "shadow")
     assert cfg.intent == {"enabled": True}
     assert cfg.file == (tmp_path / "kroute.toml").resolve()
     assert len(cfg.digest) == 16 and cfg.digest != "none"
@@ -75,7 +74,7 @@ def test_empty_config_has_defaults(tmp_path: Path) -> None:
     cfg = config.load(write(tmp_path, ""))
     assert cfg.roots == DEFAULT_ROOTS
     assert cfg.exclude == ()
-    assert (cfg.budget, cfg.order, cfg.gate_terms, cfg.shadow_mode) == (5, "diverse", 2, "live")
+    assert (cfg.budget, cfg.order, cfg.shadow_mode) == (5, "score", "live")
     assert cfg.taxonomy.purposes == () and cfg.taxonomy.shelves == ()
 
 
@@ -124,7 +123,6 @@ def test_shipped_configs_load() -> None:
         ("[route]\nbudget = true", ["route.budget"]),
         ('[route]\nbudget = "5"', ["route.budget"]),
         ("[route]\nbudget = 2.5", ["route.budget"]),
-        ("[route]\ngate_terms = 0", ["route.gate_terms", "at least 1"]),
         ('shadow = "live"', ["`shadow`", "table"]),
         ('[shadow]\nmode = "loud"', ["shadow.mode", "'loud'", "live, shadow, off"]),
         ("intent = 1", ["`intent`"]),

@@ -322,12 +322,12 @@ def test_a_directory_moved_in_and_out_is_indexed_and_forgotten(
 ) -> None:
     outside = tmp_path / "incoming"
     outside.mkdir()
-    (outside / "walrus.md").write_text("---\nid: TW-WALRUS\nsummary: walrus tusk ledger\n---\n")
+    (outside / "walrus.md").write_text("---\nid: TW-WALRUS\nsummary: walrus tusk narwhal\n---\n")
     moved = repo / "docs" / "incoming"
     outside.rename(moved)
-    assert eventually(lambda: pointer_ids(running, "walrus tusk ledger") == ["TW-WALRUS"])
+    assert eventually(lambda: pointer_ids(running, "walrus tusk narwhal") == ["TW-WALRUS"])
     moved.rename(tmp_path / "gone")
-    assert eventually(lambda: pointer_ids(running, "walrus tusk ledger") == [])
+    assert eventually(lambda: pointer_ids(running, "walrus tusk narwhal") == [])
 
 
 def test_a_missing_socket_is_named_and_the_daemon_replaced(

@@ -37,7 +37,6 @@ def engine_at(root: Path) -> Engine:
         ({"task": "x", "order": "sideways"}, "order is 'sideways'"),
         ({"task": "x", "paths": [1]}, "`paths` must be a list"),
         ({"task": "x", "kind": ["a"]}, "`kind` must be text"),
-        ({"task": "x" * 20_001}, "over 20000"),
     ],
 )
 def test_bad_requests_name_the_member(demo: Path, body: object, message: str) -> None:

@@ -118,7 +118,8 @@ def test_warrant_and_provenance_warrant() -> None:
         # an absent warrant is accepted by policy
         ("current", "", False, ""),
         ("", "", False, ""),
-        ("deprecated", "", False, ""),
+        ("deprecated", "", True, "deprecated"),
+        ("rejected", "", True, "rejected"),
     ],
 )
 def test_unwarranted(status: str, warrant: str, unwarranted: bool, reason: str) -> None:

@@ -80,7 +80,10 @@ def test_color_dims_only_evidence_lines() -> None:
 
 def test_silence_is_one_sentence_line() -> None:
     report = render.text_report(answer("kubernetes helm"))
-    assert report == "  No document shares enough distinctive terms with the task."
+    assert report == (
+        "  No document covers enough of what is specific in the task."
+        " No entry holds `kubernetes`, `helm`."
+    )
 
 
 def test_json_pointer_members_carry_no_score() -> None:

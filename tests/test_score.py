@@ -107,7 +107,7 @@ def test_each_tier_takes_its_best_field_and_the_total_sums_tiers() -> None:
     )
     index = Index([item])
     s = scored(index, "retry scheduling", "p")
-    assert s.tiers == (120, 24, 16, 12)
+    assert s.tiers == (120, 24, 16, 12, 0)
     assert s.total == 172
     assert s.field == "capabilities"
     assert s.notes == ("n1",)

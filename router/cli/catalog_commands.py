@@ -21,6 +21,7 @@ from router import (
     relevance,
     render,
 )
+from router import judged as judged_set
 from router.cli import (
     catalog_option,
     color_wanted,
@@ -32,7 +33,7 @@ from router.cli import (
 )
 from router.config import Config
 from router.engine import Engine, strategy_defaults
-from router.errors import DaemonError, KrouteError
+from router.errors import DaemonError, EvalError, KrouteError
 
 # -- commands ----------------------------------------------------------------------------------
 
@@ -194,6 +195,13 @@ def init(directory: Path) -> None:
     help="A JSONL set of {text, strategy, skip}: intent accuracy and confusions.",
 )
 @click.option("--budget", type=click.IntRange(min=1), help="Budget for --judged (default: config).")
+@click.option(
+    "--baseline",
+    "baselines",
+    multiple=True,
+    type=click.Choice(judged_set.BASELINES),
+    help="Also rank the judged set with a plain baseline over the same entries.",
+)
 @catalog_option
 @config_option
 @json_option
@@ -202,6 +210,7 @@ def eval_command(
     judged: Path | None,
     intent_file: Path | None,
     budget: int | None,
+    baselines: tuple[str, ...],
     catalog_dir: Path | None,
     config_file: Path | None,
     as_json: bool,
@@ -211,9 +220,24 @@ def eval_command(
     if sum(x is not None for x in (directory, judged, intent_file)) != 1:
         raise click.UsageError("give one of: a case DIRECTORY, --judged FILE, --intent FILE")
     if judged is not None:
-        engine = Engine.load(resolve_config(catalog_dir, config_file))
-        report = evaluate.judged(engine, evaluate.read_judged(judged), budget)
-        emit_json(report) if as_json else click.echo(evaluate.judged_text(report))
+        engines: dict[str | None, Engine] = {}
+
+        def load(repo: str | None) -> Engine:
+            # A task naming a `repo` is routed over that folder of the catalog, alone.
+            if repo not in engines:
+                where = catalog_dir
+                if repo:
+                    where = (catalog_dir or Path.cwd()) / repo
+                    if not where.is_dir():
+                        raise EvalError(
+                            f"the judged set names repo {repo!r}, and {where} is not a directory",
+                            "Point --catalog at the folder holding the repositories",
+                        )
+                engines[repo] = Engine.load(resolve_config(where, config_file))
+            return engines[repo]
+
+        report = judged_set.run(load, judged_set.read(judged), budget, baselines)
+        emit_json(report) if as_json else click.echo(judged_set.text(report))
         return
     if intent_file is not None:
         report = evaluate.intent_report(intent_file)

@@ -1,0 +1,126 @@
+"""The route ranker (DESIGN 5.1): BM25F over tier-weighted fields, and what reached each entry.
+
+The score orders candidates and is never shown; what a pointer shows is which task words
+reached it and in which field (or body section) each one did.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from router import term, text, weight
+from router.index import TIER_NAMES, Field, Index, body_fields
+from router.term import Term
+
+# A pasted log holds hundreds of words; the few most specific ones decide the route, and
+# reading every posting of the rest would cost the whole catalog.
+MAX_TERMS = 32
+# A term taken from a path counts for less than one the task writes out: the path already
+# anchors the entries that govern it.
+WEAK_TERM_WEIGHT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Weighted:
+    """A task term with its catalog statistics."""
+
+    term: Term
+    df: int
+    idf: float
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """Which task words reached one entry, grouped by the field each reached first."""
+
+    words: tuple[str, ...]  # task words, task order
+    fields: tuple[tuple[str, tuple[str, ...]], ...]  # (field label, words), best field first
+    tiers: tuple[tuple[str, int], ...] = ()  # (task word, tier of the field it reached)
+    notes: tuple[str, ...] = ()  # ids of the curated notes a term reached, notes' order
+
+    @property
+    def field(self) -> str:
+        """Return the field the most specific reach landed in (the first group)."""
+        return self.fields[0][0] if self.fields else ""
+
+
+def weigh(index: Index, terms: Iterable[Term]) -> tuple[Weighted, ...]:
+    """Return the task's terms with their df and idf, task order kept."""
+    n = max(index.size, 1)
+    out = []
+    for t in terms:
+        df = index.stem_df(t.stem)
+        idf = weight.idf(n, df) * (WEAK_TERM_WEIGHT if t.weak else 1.0)
+        out.append(Weighted(t, df, idf))
+    return tuple(out)
+
+
+def scoring(weighted: Sequence[Weighted]) -> tuple[Weighted, ...]:
+    """Return the terms a route scores with: those some entry holds, at most MAX_TERMS of
+    them, the most specific first (task order on ties)."""
+    held = [w for w in weighted if w.df > 0]
+    ordered = sorted(enumerate(held), key=lambda p: (-p[1].idf, p[0]))
+    return tuple(w for _, w in ordered[:MAX_TERMS])
+
+
+def scores(index: Index, weighted: Sequence[Weighted]) -> dict[int, float]:
+    """Return slot -> BM25F score of every entry some scoring term reaches."""
+    acc: dict[int, float] = {}
+    get = acc.get
+    for w in weighted:
+        slots, impacts = index.postings(w.term.stem)
+        idf = w.idf
+        for slot, impact in zip(slots, impacts, strict=True):
+            acc[slot] = get(slot, 0.0) + idf * impact
+    return acc
+
+
+def reach(index: Index, slot: int, weighted: Sequence[Weighted]) -> Reach:
+    """Return which of the terms reached the entry in `slot`, each in its best field: the
+    highest tier holding it, the first such field of that tier."""
+    indexed = index.slot(slot)
+    fields: list[Field] = [*indexed.fields, *body_fields(indexed.entry)]
+    stems_of = [term.stems(f.normal) for f in fields]
+    if indexed.entry.body:
+        # section headings count as their section's words (the ranker indexes them so)
+        for place, fld in enumerate(fields):
+            if fld.section:
+                stems_of[place] |= term.stems(text.normalize(fld.section))
+    groups: dict[str, list[str]] = {}
+    tiers: list[tuple[str, int]] = []
+    noted: set[str] = set()
+    words = []
+    for w in sorted(weighted, key=lambda w: -w.idf):
+        best = next(
+            (f for f, held in zip(fields, stems_of, strict=True) if w.term.stem in held), None
+        )
+        if best is None:
+            continue
+        words.append(w.term.word)
+        tiers.append((w.term.word, best.tier))
+        if best.note is not None:
+            noted.add(best.note)
+        groups.setdefault(best.label, []).append(w.term.word)
+    order = {w.term.word: place for place, w in enumerate(weighted)}
+    ranked_groups = sorted(
+        groups.items(), key=lambda g: (_tier_of(g[0], fields), min(order[x] for x in g[1]))
+    )
+    return Reach(
+        tuple(sorted(words, key=order.__getitem__)),
+        tuple((label, tuple(sorted(ws, key=order.__getitem__))) for label, ws in ranked_groups),
+        tuple(sorted(tiers, key=lambda p: order[p[0]])),
+        tuple(n.id for n in indexed.entry.notes if n.id in noted),
+    )
+
+
+def _tier_of(label: str, fields: Sequence[Field]) -> int:
+    return next((f.tier for f in fields if f.label == label), len(TIER_NAMES))
+
+
+def holds(index: Index, slot: int, stem: str) -> bool:
+    """Return whether the entry in `slot` holds `stem` (a binary search of its posting)."""
+    slots, _ = index.postings(stem)
+    at = bisect_left(slots, slot)
+    return at < len(slots) and slots[at] == slot

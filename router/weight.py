@@ -1,0 +1,43 @@
+"""The route ranker's weights: BM25F over tier-weighted fields (DESIGN 5.1).
+
+An entry's text is read tier by tier (structured routing fields, family text, open_first,
+notes, body). A term's pseudo-frequency in an entry is the sum over tiers of the tier's
+weight times the term's count there, each tier's count normalized by the tier's length; it
+saturates as BM25 does. Length is measured against fixed reference lengths rather than the
+catalog's average, so an entry's impact depends on that entry alone: an index updated one
+file at a time ranks exactly as one loaded cold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+# Per tier: structured, family_text, open_first, notes, body. A body match never outweighs
+# the same term in a title or summary, and routing fields weigh most (DESIGN 5.1).
+TIER_WEIGHTS = (4.0, 3.0, 1.5, 1.5, 1.0)
+# Typical lengths (terms) of each tier's text; a tier longer than this counts each of its
+# occurrences for less.
+REFERENCE_LENGTHS = (12.0, 30.0, 20.0, 20.0, 400.0)
+K1 = 1.2
+B = 0.3
+
+
+def impacts(tiers: Sequence[Counter[str]]) -> dict[str, float]:
+    """Return stem -> saturated BM25F term frequency for one entry, from its per-tier stem
+    counts (in TIER_WEIGHTS' order). The idf is applied at query time."""
+    pseudo: dict[str, float] = {}
+    for tier, counts in enumerate(tiers):
+        if not counts:
+            continue
+        length = sum(counts.values())
+        norm = TIER_WEIGHTS[tier] / (1 - B + B * length / REFERENCE_LENGTHS[tier])
+        for stem, n in counts.items():
+            pseudo[stem] = pseudo.get(stem, 0.0) + n * norm
+    return {stem: tf * (K1 + 1) / (tf + K1) for stem, tf in pseudo.items()}
+
+
+def idf(n: int, df: int) -> float:
+    """Return BM25's idf, ln(1 + (N - df + 0.5) / (df + 0.5)): never negative."""
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
