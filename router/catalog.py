@@ -286,10 +286,8 @@ def _read_markdown(config: Config, relpath: str, text: str, fmt: str) -> FileRes
     if parsed is None:
         if fmt in ("rule", "skill", "instruction"):
             return _only(relpath, f"a {fmt} file without front matter gives no entry", WARNING)
-        if not doc.title:
-            return _only(
-                relpath, "untyped: no front matter and no `# ` title, so no entry", WARNING
-            )
+        if not doc.title and not any(s.heading for s in doc.sections):
+            return _only(relpath, "untyped: no front matter and no heading, so no entry", WARNING)
         return result(relpath, (_plain(relpath, doc, shelf),))
     meta = dict(parsed.meta)
     try:
@@ -309,8 +307,8 @@ def _read_markdown(config: Config, relpath: str, text: str, fmt: str) -> FileRes
     notes.extend(
         Diagnostic(
             relpath,
-            "unquoted `: ` read as part of the value (as Docusaurus and Jekyll read it); "
-            "quote the value for strict YAML tools",
+            "unquoted `: ` read as part of the value; strict YAML rejects the line, so "
+            "quote the value",
             WARNING,
             line,
         )
@@ -344,7 +342,7 @@ def _plain(relpath: str, doc: markdown.Document, shelf: str | None) -> Entry:
     kind = shelf or ("decision" if headings & _RECORD_HEADINGS else "doc")
     return entry.from_plain(
         relpath,
-        title=doc.title,
+        title=doc.title or _title_of_name(relpath),
         summary=doc.summary,
         status=doc.status,
         date=doc.date,
@@ -355,7 +353,16 @@ def _plain(relpath: str, doc: markdown.Document, shelf: str | None) -> Entry:
     )
 
 
-_RECORD_HEADINGS = frozenset({"status", "decision", "decision outcome"})
+_RECORD_HEADINGS = frozenset(
+    {"status", "decision", "decision outcome", "context", "context and problem statement"}
+)
+
+
+def _title_of_name(relpath: str) -> str:
+    """Return a title made of a file name, for a sectioned document without a `# ` title:
+    `0018-kernel-hooks-phase2.md` -> `0018 kernel hooks phase2` (the number is not a term)."""
+    stem = relpath.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return " ".join(stem.replace("_", "-").split("-"))
 
 
 def text_of(heading: str) -> str:

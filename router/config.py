@@ -18,7 +18,20 @@ DEFAULT_ROOTS = (
     ".claude/rules",
     ".cursor/rules",
     ".github/instructions",
+    # the common homes of decision records outside docs/ (docs/adr, docs/decisions and
+    # docs/architecture/decisions are under docs already)
+    "doc/adr",
+    "architecture/decisions",
+    "adr",
+    "decisions",
 )
+
+
+def present_roots(root: Path) -> tuple[str, ...]:
+    """Return the default roots that exist under `root`, in DEFAULT_ROOTS' order."""
+    return tuple(r for r in DEFAULT_ROOTS if (root / r).exists())
+
+
 DEFAULT_BUDGET = 5
 # The judged sets chose it: turns by purpose cost first places, and mixing kinds (diverse)
 # cost hits at 5 on headwater (0.886 against 0.943).

@@ -122,7 +122,8 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     ranked = _ranked(index, scoring, admitted, fired)
     lacking = None
     if not fired:
-        lacking = silence.lacking(index, weighted, [c.slot for c in ranked[: silence.LOOK]])
+        top = [c.slot for c in ranked[: silence.LOOK]]
+        lacking = silence.lacking(index, weighted, top, anchored=bool(anchored))
     if lacking is not None:
         ranked = []
     dropped = 0

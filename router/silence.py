@@ -49,19 +49,23 @@ def evidence(index: Index, slot: int, weighted: Sequence[rank.Weighted]) -> floa
 
 
 def lacking(
-    index: Index, weighted: Sequence[rank.Weighted], top: Sequence[int]
+    index: Index, weighted: Sequence[rank.Weighted], top: Sequence[int], anchored: bool = False
 ) -> tuple[str, ...] | None:
     """Return None when the route speaks, else the task words no entry holds (possibly
-    none: the catalog holds the task's words, but no entry holds enough of them)."""
-    missing = tuple(w.term.word for w in subject(weighted) if w.df == 0)
+    none: the catalog holds the task's words, but no entry holds enough of them).
+
+    When the task names a governed path (`anchored`), its path words have done their work:
+    only the task's own words can add ranked pointers to the anchored ones."""
+    specific = subject(weighted)
+    missing = tuple(w.term.word for w in specific if w.df == 0)
     if not top:
         return missing
-    if not subject(weighted):
+    if not specific:
         # nothing but actions and path words: a path word must reach something
-        path_words = [w for w in weighted if w.term.weak]
-        held = any(rank.holds(index, s, w.term.stem) for s in top[:LOOK] for w in path_words)
+        path_words = [] if anchored else [w for w in weighted if w.term.weak]
+        return None if any(w.df > 0 for w in path_words) else missing
+    if len(specific) <= FEW_WORDS:
+        held = any(rank.holds(index, s, w.term.stem) for s in top[:LOOK] for w in specific)
         return None if held else missing
-    if len(subject(weighted)) <= FEW_WORDS:
-        return None
     best = max(evidence(index, slot, weighted) for slot in top[:LOOK])
     return None if best >= EVIDENCE_FLOOR else missing

@@ -13,6 +13,7 @@ import pytest
 from router import catalog, config
 from router.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog, Diagnostic
 from router.config import Config
+from router.index import Index
 
 from conftest import CORPORA, DEMO, FIXTURES, kroute
 
@@ -711,3 +712,64 @@ def test_missing_roots_are_reported_as_a_warning(tmp_path: Path) -> None:
     assert loaded.entries == ()
     assert [d.severity for d in loaded.diagnostics] == ["warning"]
     assert "none of the catalog roots exists (docs, notes)" in loaded.diagnostics[0].problem
+
+
+# --- decision records as real repositories keep them -------------------------------------
+
+ADR = FIXTURES / "adr"
+
+
+def test_plain_and_front_matter_records_read_as_a_person_would() -> None:
+    cat = load(ADR)
+    assert cat.errors == ()
+    by_path = {e.path: e for e in cat.entries}
+    nygard = by_path[
+        "alphagov-govuk-infrastructure/docs/architecture/decisions/"
+        "0008-use-external-secrets-for-secrets-storage.md"
+    ]
+    assert nygard.title == "8. Use external-secrets for secrets storage"
+    assert (nygard.status, nygard.kind) == ("accepted", "decision")
+    assert nygard.summary.startswith("Use external-secrets")
+    assert dict(nygard.facets)["date"] == "2021-08-26"
+    assert [s.heading for s in nygard.body][-3:] == ["Context", "Decision", "Consequences"]
+    madr = by_path["JabRef-jabref/docs/decisions/0045-use-input-flag-always-for-input-files.md"]
+    assert madr.title and madr.summary and not madr.summary.startswith("---")
+    docusaurus = by_path["backstage-backstage/docs/architecture-decisions/adr013-use-node-fetch.md"]
+    assert docusaurus.id == "adrs-adr013"  # the site key `id` is the id
+    assert docusaurus.title.startswith("ADR013")
+    # a template is listed as skipped, not read as a record
+    skipped = [d for d in cat.diagnostics if d.severity == catalog.INFO]
+    assert [d.path for d in skipped] == [
+        "alphagov-govuk-infrastructure/docs/architecture/decisions/0000-TEMPLATE.md"
+    ]
+
+
+def test_superseded_by_link_resolves_to_the_successor_file() -> None:
+    cat = load(ADR)
+    old = next(e for e in cat.entries if e.path.endswith("ADR002-use-govuk-notify.md"))
+    assert old.status == "superseded"
+    assert old.superseded_by == ("alphagov-forms/ADR/ADR019-use-amazon-ses.md",)
+    index = Index(cat.entries)
+    assert index.successor(old.id) == "ADR019-use-amazon-ses"
+
+
+def test_unquoted_colon_in_a_title_loads_with_a_warning() -> None:
+    cat = load(FIXTURES / "frontmatter")
+    (item,) = [e for e in cat.entries if e.path.startswith("adr003")]
+    assert item.title == "ADR003: Avoid Default Exports and Prefer Named Exports"
+    (warning,) = [d for d in cat.diagnostics if d.severity == "warning"]
+    assert warning.line == 3 and "unquoted `: `" in warning.problem
+
+
+def test_every_adr_of_the_ten_repositories_is_an_entry(corpus: Path) -> None:
+    total, colons = 0, 0
+    for repo in sorted(p for p in (corpus / "adr").iterdir() if p.is_dir()):
+        cat = load(repo)
+        assert cat.errors == (), repo.name
+        records = [e for e in cat.entries if e.path.endswith(".md")]
+        total += len(records)
+        skipped = [d for d in cat.diagnostics if d.severity == catalog.INFO]
+        assert all("template" in d.problem for d in skipped), repo.name
+        colons += sum(1 for d in cat.diagnostics if "unquoted `: `" in d.problem)
+    assert total == 444
+    assert colons == 12  # the backstage titles holding `: `

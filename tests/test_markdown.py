@@ -463,7 +463,7 @@ def test_corpus_templates_are_recognised() -> None:
 def test_fixture_licence_names_every_copied_file() -> None:
     licence = (ADR / "LICENSE.md").read_text()
     copied = [p for p in ADR.rglob("*.md") if p.name != "LICENSE.md"]
-    assert len(copied) == 11
+    assert len(copied) == 12
     for path in copied:
         assert path.relative_to(ADR).as_posix() in licence, path
         assert (ADR / path.relative_to(ADR).parts[0] / "LICENSE.source").is_file()

@@ -176,9 +176,19 @@ def init(directory: Path) -> None:
     if target.exists():
         raise KrouteError(f"{target} already exists", "Edit it, or remove it to start over")
     starter = resources.files("router").joinpath("data/starter.toml").read_text("utf-8")
+    found = config.present_roots(directory)
+    roots = found or config.DEFAULT_ROOTS
+    line = "roots = [" + ", ".join(json.dumps(r) for r in roots) + "]"
+    starter = "\n".join(line if s.startswith("roots = ") else s for s in starter.split("\n"))
     directory.mkdir(parents=True, exist_ok=True)
     target.write_text(starter, encoding="utf-8")
-    click.echo(f"wrote {target}")
+    if found:
+        click.echo(f"wrote {target} with the catalog roots found here: {', '.join(found)}")
+    else:
+        click.echo(
+            f"wrote {target}; none of the usual catalog homes exists here yet, so it lists "
+            f"them all: {', '.join(roots)}"
+        )
 
 
 @main.command(name="eval")
