@@ -92,24 +92,42 @@ def body_fields(item: Entry) -> tuple[Field, ...]:
     return tuple(out)
 
 
-def tier_counts(item: Entry, fields: Iterable[Field]) -> list[Counter[str]]:
-    """Return, per tier, the ranker's stem counts of an entry's fields and body."""
+def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[Counter[str]], set[str]]:
+    """Return, per tier, the ranker's stem counts of an entry's fields and body, and seed
+    1's distinct exact tokens of them (what df counts), read in one pass."""
     tiers: list[Counter[str]] = [Counter() for _ in TIER_NAMES]
+    exact: set[str] = set()
     for fld in fields:
         tiers[fld.tier].update(term.counts(fld.normal))
-    for section in item.body:
-        tiers[BODY].update(term.counts(text.normalize(section.heading + " " + section.text)))
-    return tiers
+        exact.update(fld.tokens)
+    if item.body:
+        normal = text.normalize(" ".join(f"{s.heading} {s.text}" for s in item.body))
+        words = Counter(normal.split())
+        body = tiers[BODY]
+        stem, skip, function = term.stem, text.STOPWORDS, term.FUNCTION_WORDS
+        for word, n in words.items():
+            if len(word) < text.MIN_TOKEN_CHARS or word in skip:
+                continue
+            exact.add(word)
+            if word not in function:
+                body[stem(word)] += n
+    return tiers, exact
+
+
+# Impacts are kept in one byte each: with bodies, postings are most of the daemon's memory,
+# and 256 levels of a value below K1 + 1 order entries as well as a float does.
+IMPACT_STEP = (weight.K1 + 1) / 255
 
 
 class _Posting:
-    """The entries holding one stem: slots in ascending order, and each one's impact."""
+    """The entries holding one stem: slots in ascending order, and each one's impact in
+    steps of IMPACT_STEP."""
 
     __slots__ = ("impacts", "slots")
 
     def __init__(self) -> None:
         self.slots = array("i")
-        self.impacts = array("f")
+        self.impacts = array("B")
 
     def remove(self, slot: int) -> None:
         at = bisect_left(self.slots, slot)
@@ -169,11 +187,12 @@ class Index:
         posting = self._postings.get(stem)
         return len(posting.slots) if posting is not None else 0
 
-    def postings(self, stem: str) -> tuple[array[int], array[float]]:
-        """Return (slots ascending, impacts) of the entries holding `stem` (do not modify)."""
+    def postings(self, stem: str) -> tuple[array[int], array[int]]:
+        """Return (slots ascending, impacts in steps of IMPACT_STEP) of the entries holding
+        `stem` (do not modify)."""
         posting = self._postings.get(stem)
         if posting is None:
-            return array("i"), array("f")
+            return array("i"), array("B")
         return posting.slots, posting.impacts
 
     def slot(self, slot: int) -> Indexed:
@@ -246,15 +265,17 @@ class Index:
         self._slots[slot] = Indexed(item, fields)
         self._by_id[item.id] = slot
         self._by_path.setdefault(pattern.clean(item.path), item.id)
-        for token in _exact_tokens(item, fields):
-            self._df[token] = self._df.get(token, 0) + 1
+        tiers, exact = words_of(item, fields)
+        df = self._df
+        for token in exact:
+            df[token] = df.get(token, 0) + 1
         # slots only grow, so appending keeps every posting in ascending slot order
-        for stem, impact in weight.impacts(tier_counts(item, fields)).items():
+        for stem, impact in weight.impacts(tiers).items():
             posting = self._postings.get(stem)
             if posting is None:
                 posting = self._postings[stem] = _Posting()
             posting.slots.append(slot)
-            posting.impacts.append(impact)
+            posting.impacts.append(max(1, round(impact / IMPACT_STEP)))
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])
@@ -291,13 +312,14 @@ class Index:
                 claims.discard(entry_id)
                 if not claims:
                     del self._claims[pattern.clean(old)]
-        for token in _exact_tokens(item, indexed.fields):
+        tiers, exact = words_of(item, indexed.fields)
+        for token in exact:
             count = self._df[token] - 1
             if count:
                 self._df[token] = count
             else:
                 del self._df[token]
-        for stem in {s for counts in tier_counts(item, indexed.fields) for s in counts}:
+        for stem in {s for counts in tiers for s in counts}:
             posting = self._postings[stem]
             posting.remove(slot)
             if not posting.slots:
@@ -305,13 +327,6 @@ class Index:
 
     def _targets(self, target: str) -> dict[str, set[int]]:
         return self._literal if pattern.compile(target).literal else self._globs
-
-
-def _exact_tokens(item: Entry, fields: Iterable[Field]) -> set[str]:
-    """Return seed 1's distinct tokens of an entry's fields and body (what df counts)."""
-    normals = [f.normal for f in fields]
-    normals.extend(text.normalize(s.text) for s in item.body)
-    return term.words_of(normals)
 
 
 def _target_key(target: str) -> str:

@@ -6,12 +6,14 @@ reached it and in which field (or body section) each one did.
 
 from __future__ import annotations
 
+import heapq
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from router import term, text, weight
-from router.index import TIER_NAMES, Field, Index, body_fields
+from router.index import BODY, IMPACT_STEP, TIER_NAMES, Field, Index
 from router.term import Term
 
 # A pasted log holds hundreds of words; the few most specific ones decide the route, and
@@ -65,29 +67,76 @@ def scoring(weighted: Sequence[Weighted]) -> tuple[Weighted, ...]:
     return tuple(w for _, w in ordered[:MAX_TERMS])
 
 
-def scores(index: Index, weighted: Sequence[Weighted]) -> dict[int, float]:
-    """Return slot -> BM25F score of every entry some scoring term reaches."""
+def scores(index: Index, weighted: Sequence[Weighted], keep: int | None = None) -> dict[int, float]:
+    """Return slot -> BM25F score of the entries the scoring terms reach.
+
+    With `keep`, only the best `keep` entries must come out right (MaxScore): once `keep`
+    entries score more than all the remaining, rarer-first terms could add to an entry
+    they alone reach, those terms only update the entries already reached. Without it,
+    every entry any term reaches is scored."""
+    ordered = sorted(weighted, key=lambda w: -w.idf)
+    # the most a term can add to one entry: its idf times the saturation ceiling
+    rest = [0.0] * (len(ordered) + 1)
+    for i in range(len(ordered) - 1, -1, -1):
+        rest[i] = rest[i + 1] + ordered[i].idf * (weight.K1 + 1)
     acc: dict[int, float] = {}
     get = acc.get
-    for w in weighted:
+    for i, w in enumerate(ordered):
         slots, impacts = index.postings(w.term.stem)
-        idf = w.idf
+        idf = w.idf * IMPACT_STEP
+        if keep is not None and len(acc) >= keep and _kth(acc, keep) > rest[i]:
+            _update_reached(acc, slots, impacts, idf)
+            continue
         for slot, impact in zip(slots, impacts, strict=True):
             acc[slot] = get(slot, 0.0) + idf * impact
     return acc
 
 
-def reach(index: Index, slot: int, weighted: Sequence[Weighted]) -> Reach:
+def _kth(acc: dict[int, float], keep: int) -> float:
+    return heapq.nlargest(keep, acc.values())[-1]
+
+
+def _update_reached(
+    acc: dict[int, float], slots: array[int], impacts: array[int], idf: float
+) -> None:
+    """Add a term's contribution to the entries already in `acc` only: by binary search
+    when they are few against the posting, else by one pass over it."""
+    if len(acc) * 16 < len(slots):
+        for slot in acc:
+            at = bisect_left(slots, slot)
+            if at < len(slots) and slots[at] == slot:
+                acc[slot] += idf * impacts[at]
+        return
+    for slot, impact in zip(slots, impacts, strict=True):
+        if slot in acc:
+            acc[slot] += idf * impact
+
+
+def reach(
+    index: Index, slot: int, weighted: Sequence[Weighted], sections: bool = True
+) -> Reach:
     """Return which of the terms reached the entry in `slot`, each in its best field: the
-    highest tier holding it, the first such field of that tier."""
+    highest tier holding it, the first such field of that tier.
+
+    Without `sections`, a term only the body holds is reported as reaching `body`, read
+    from the postings instead of the text (what silence needs, at a fraction of the cost)."""
     indexed = index.slot(slot)
-    fields: list[Field] = [*indexed.fields, *body_fields(indexed.entry)]
-    stems_of = [term.stems(f.normal) for f in fields]
-    if indexed.entry.body:
-        # section headings count as their section's words (the ranker indexes them so)
-        for place, fld in enumerate(fields):
-            if fld.section:
-                stems_of[place] |= term.stems(text.normalize(fld.section))
+    wanted = {w.term.stem for w in weighted}
+    stem = term.stem
+    fields: list[Field] = list(indexed.fields)
+    stems_of = [{stem(x) for x in f.tokens} & wanted for f in fields]
+    found = set().union(*stems_of)
+    if indexed.entry.body and not wanted <= found and not sections:
+        in_body = {s for s in wanted - found if holds(index, slot, s)}
+        fields.append(Field(BODY, "body", "", ()))
+        stems_of.append(in_body)
+    elif indexed.entry.body and not wanted <= found:
+        # the body is read only for what the fields above it did not hold; a section's
+        # heading counts as its words (the ranker indexes it so)
+        for section in indexed.entry.body:
+            normal = text.normalize(f"{section.heading} {section.text}")
+            fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
+            stems_of.append({stem(x) for x in set(normal.split())} & (wanted - found))
     groups: dict[str, list[str]] = {}
     tiers: list[tuple[str, int]] = []
     noted: set[str] = set()

@@ -3,6 +3,7 @@ succession and silence. Pure: a function of the index, the taxonomy and the requ
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -119,19 +120,33 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     anchored = [e for e in anchored if admitted(e)]
     matched = _purposes(taxonomy, text.tokens(request.task))
     fired = triggered(index, request.task)
-    ranked = _ranked(index, scoring, admitted, fired)
+    reaches: dict[int, rank.Reach] = {}
+
+    def reach(slot: int) -> rank.Reach:
+        # what reached an entry is read once, for silence and for its evidence
+        if slot not in reaches:
+            reaches[slot] = rank.reach(index, slot, scoring)
+        return reaches[slot]
+
+    # Only the top of the score order is shown: score just enough of it, unless the focus
+    # filter or an order by purpose needs to see every candidate.
+    keep = None
+    if request.order == "score" and request.focus is None and not _filtering(request):
+        keep = request.budget + len(anchored) + silence.LOOK
+    ranked, reached = _ranked(index, scoring, admitted, fired, keep)
     lacking = None
     if not fired:
         top = [c.slot for c in ranked[: silence.LOOK]]
-        lacking = silence.lacking(index, weighted, top, anchored=bool(anchored))
+        lacking = silence.lacking(
+            index, weighted, top, lambda s: rank.reach(index, s, scoring, False), bool(anchored)
+        )
     if lacking is not None:
         ranked = []
     dropped = 0
     if request.focus is not None:
         anchored, ranked, dropped = _focused(request, anchored, ranked)
     if not ranked and not anchored:
-        filtering = any(v is not None for v in request.filters().values())
-        if dropped or (filtering and not any(admitted(i.entry) for i in index)):
+        if dropped or (_filtering(request) and not any(admitted(i.entry) for i in index)):
             return replace(base, matched=matched, silence="filtered", filtered_by_focus=dropped)
         return replace(base, matched=matched, silence="no_document_reached", lacking=lacking or ())
     # An anchored entry the task's words also reach competes in the ranked order (evidence
@@ -147,15 +162,16 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         if e.id not in taken
     ]
     rank_of = {c.entry.id: place for place, c in enumerate(ranked, start=1)}
+    reached = max(reached, len(ranked))  # the focus filter may have dropped some
+    if request.focus is not None:
+        reached = len(ranked)
     ranked_block = [
-        _ranked_pointer(
-            index, taxonomy, c, scoring, (rank_of[c.entry.id], len(ranked)), governed, fired
-        )
+        _ranked_pointer(taxonomy, c, reach(c.slot), (rank_of[c.entry.id], reached), governed, fired)
         for c in order[:slots]
     ]
     follow = request.strategy == "multi-hop"
     pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
-    withheld = max(0, len(ranked) - len(taken))
+    withheld = max(0, reached - len(taken))
     return replace(
         base,
         matched=matched,
@@ -165,26 +181,33 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     )
 
 
+def _filtering(request: Request) -> bool:
+    return any(v is not None for v in request.filters().values())
+
+
 def _ranked(
     index: Index,
     scoring: Sequence[rank.Weighted],
     admitted: Callable[[Entry], bool],
     fired: dict[int, list[tuple[str, str]]],
-) -> list[Candidate]:
+    keep: int | None = None,
+) -> tuple[list[Candidate], int]:
     """Return the admitted entries the scoring terms or a trigger reach, best first (path on
-    ties). Each trigger that fired adds the idf of a term one entry holds: a declared
-    trigger counts as a rare word, on top of its words' own matches."""
-    totals = rank.scores(index, scoring)
+    ties), only the first `keep` when given, and how many were reached. Each trigger that
+    fired adds the idf of a term one entry holds: a declared trigger counts as a rare
+    word, on top of its words' own matches."""
+    totals = rank.scores(index, scoring, None if keep is None else keep + len(fired))
     unit = weight.idf(max(index.size, 1), 1)
     for slot, hits in fired.items():
         totals[slot] = totals.get(slot, 0.0) + unit * len(hits)
+    order = [(-total, index.slot(slot).entry.path, slot) for slot, total in totals.items()]
+    best = sorted(order) if keep is None else heapq.nsmallest(keep, order)
     out = []
-    for slot, total in totals.items():
+    for negative, _, slot in best:
         e = index.slot(slot).entry
         if admitted(e):
-            out.append(Candidate(total, e, slot))
-    out.sort(key=lambda c: (-c.total, c.entry.path))
-    return out
+            out.append(Candidate(-negative, e, slot))
+    return out, len(out) if keep is None else len(order)
 
 
 def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
@@ -223,15 +246,13 @@ def _focused(
 
 
 def _ranked_pointer(
-    index: Index,
     taxonomy: Taxonomy,
     c: Candidate,
-    scoring: Sequence[rank.Weighted],
+    reached: rank.Reach,
     place: tuple[int, int],
     governed: dict[str, list[str]],
     fired: dict[int, list[tuple[str, str]]],
 ) -> Pointer:
-    reached = rank.reach(index, c.slot, scoring)
     groups: dict[str, list[str]] = {}
     for name, hit in fired.get(c.slot, ()):
         groups.setdefault(name, []).append(hit)

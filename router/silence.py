@@ -9,7 +9,7 @@ catalog itself, not from a word list of English: what is rare here is what route
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from router import rank, term, weight
 from router.index import Index
@@ -33,14 +33,14 @@ def subject(weighted: Sequence[rank.Weighted]) -> list[rank.Weighted]:
     return [w for w in weighted if not w.term.weak and w.term.word not in term.ACTION_WORDS]
 
 
-def evidence(index: Index, slot: int, weighted: Sequence[rank.Weighted]) -> float:
-    """Return how much of the task's subject the entry in `slot` holds: the sum over subject
-    terms it holds of idf times the strength of the field reached, in units of the idf of a
-    term one entry holds."""
+def evidence(index: Index, reach: rank.Reach, weighted: Sequence[rank.Weighted]) -> float:
+    """Return how much of the task's subject an entry holds, from what reached it: the sum
+    over subject terms it holds of idf times the strength of the field reached, in units
+    of the idf of a term one entry holds."""
     specific = subject(weighted)
     if not specific:
         return 0.0
-    reached = dict(rank.reach(index, slot, specific).tiers)
+    reached = dict(reach.tiers)
     unit = weight.idf(max(index.size, 1), 1)
     total = sum(
         w.idf * FIELD_STRENGTH[reached[w.term.word]] for w in specific if w.term.word in reached
@@ -49,7 +49,11 @@ def evidence(index: Index, slot: int, weighted: Sequence[rank.Weighted]) -> floa
 
 
 def lacking(
-    index: Index, weighted: Sequence[rank.Weighted], top: Sequence[int], anchored: bool = False
+    index: Index,
+    weighted: Sequence[rank.Weighted],
+    top: Sequence[int],
+    reach: Callable[[int], rank.Reach],
+    anchored: bool = False,
 ) -> tuple[str, ...] | None:
     """Return None when the route speaks, else the task words no entry holds (possibly
     none: the catalog holds the task's words, but no entry holds enough of them).
@@ -67,5 +71,5 @@ def lacking(
     if len(specific) <= FEW_WORDS:
         held = any(rank.holds(index, s, w.term.stem) for s in top[:LOOK] for w in specific)
         return None if held else missing
-    best = max(evidence(index, slot, weighted) for slot in top[:LOOK])
+    best = max(evidence(index, reach(slot), weighted) for slot in top[:LOOK])
     return None if best >= EVIDENCE_FLOOR else missing

@@ -14,7 +14,6 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from router import text
 
@@ -83,8 +82,21 @@ class Term:
     weak: bool = False
 
 
-@lru_cache(maxsize=1 << 16)
+_STEMS: dict[str, str] = {}
+MAX_CACHED_STEMS = 1 << 21  # a catalog's vocabulary fits; a flood of new words resets it
+
+
 def stem(token: str) -> str:
+    """Return the plural-folded stem of a normalized token (cached: see `fold`)."""
+    found = _STEMS.get(token)
+    if found is None:
+        if len(_STEMS) >= MAX_CACHED_STEMS:
+            _STEMS.clear()
+        found = _STEMS[token] = fold(token)
+    return found
+
+
+def fold(token: str) -> str:
     """Return the plural-folded stem of a normalized token.
 
     Only plurals fold (`retries` -> `retry`, `caches`/`cache` -> `cach`, `statuses` ->
