@@ -19,6 +19,10 @@ from router.term import Term
 # A pasted log holds hundreds of words; the few most specific ones decide the route, and
 # reading every posting of the rest would cost the whole catalog.
 MAX_TERMS = 32
+# A term more than half of a large catalog holds rules out little (idf under ln 2), and
+# reading its posting would cost a pass over most of the index: it is left out unless the
+# task has no other. Small catalogs keep every term.
+COMMON_POSTING = 1000
 # A term taken from a path counts for less than one the task writes out: the path already
 # anchors the entries that govern it.
 WEAK_TERM_WEIGHT = 0.5
@@ -59,10 +63,12 @@ def weigh(index: Index, terms: Iterable[Term]) -> tuple[Weighted, ...]:
     return tuple(out)
 
 
-def scoring(weighted: Sequence[Weighted]) -> tuple[Weighted, ...]:
-    """Return the terms a route scores with: those some entry holds, at most MAX_TERMS of
-    them, the most specific first (task order on ties)."""
+def scoring(weighted: Sequence[Weighted], n: int) -> tuple[Weighted, ...]:
+    """Return the terms a route scores with over `n` entries: those some entry holds, but
+    for the common ones of a large catalog (see COMMON_POSTING), at most MAX_TERMS of them,
+    the most specific first (task order on ties)."""
     held = [w for w in weighted if w.df > 0]
+    held = [w for w in held if not (w.df > COMMON_POSTING and 2 * w.df > n)] or held
     ordered = sorted(enumerate(held), key=lambda p: (-p[1].idf, p[0]))
     return tuple(w for _, w in ordered[:MAX_TERMS])
 
@@ -75,20 +81,25 @@ def scores(index: Index, weighted: Sequence[Weighted], keep: int | None = None) 
     they alone reach, those terms only update the entries already reached. Without it,
     every entry any term reaches is scored."""
     ordered = sorted(weighted, key=lambda w: -w.idf)
-    # the most a term can add to one entry: its idf times the saturation ceiling
+    lists = [index.postings(w.term.stem) for w in ordered]
+    # the most a term can add to one entry: its idf times its posting's largest impact
     rest = [0.0] * (len(ordered) + 1)
     for i in range(len(ordered) - 1, -1, -1):
-        rest[i] = rest[i + 1] + ordered[i].idf * (weight.K1 + 1)
+        impacts = lists[i][1]
+        rest[i] = rest[i + 1] + ordered[i].idf * IMPACT_STEP * (max(impacts) if impacts else 0)
     acc: dict[int, float] = {}
     get = acc.get
     for i, w in enumerate(ordered):
-        slots, impacts = index.postings(w.term.stem)
+        slots, impacts = lists[i]
         idf = w.idf * IMPACT_STEP
         if keep is not None and len(acc) >= keep and _kth(acc, keep) > rest[i]:
             _update_reached(acc, slots, impacts, idf)
-            continue
-        for slot, impact in zip(slots, impacts, strict=True):
-            acc[slot] = get(slot, 0.0) + idf * impact
+        elif not acc:
+            acc = {slot: idf * impact for slot, impact in zip(slots, impacts, strict=True)}
+            get = acc.get
+        else:
+            for slot, impact in zip(slots, impacts, strict=True):
+                acc[slot] = get(slot, 0.0) + idf * impact
     return acc
 
 
@@ -112,9 +123,7 @@ def _update_reached(
             acc[slot] += idf * impact
 
 
-def reach(
-    index: Index, slot: int, weighted: Sequence[Weighted], sections: bool = True
-) -> Reach:
+def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool = True) -> Reach:
     """Return which of the terms reached the entry in `slot`, each in its best field: the
     highest tier holding it, the first such field of that tier.
 

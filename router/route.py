@@ -105,7 +105,7 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     """Return the route of `request` over the index (DESIGN 6 steps 1-10)."""
     check(request)
     weighted = rank.weigh(index, term.of_task(request.task))
-    scoring = rank.scoring(weighted)
+    scoring = rank.scoring(weighted, index.size)
     words = tuple(w.term.word for w in weighted)
     specific = tuple(w.term.word for w in weighted if w in scoring)
     anchors, anchored, governed = _anchors(index, request)
@@ -200,14 +200,20 @@ def _ranked(
     unit = weight.idf(max(index.size, 1), 1)
     for slot, hits in fired.items():
         totals[slot] = totals.get(slot, 0.0) + unit * len(hits)
-    order = [(-total, index.slot(slot).entry.path, slot) for slot, total in totals.items()]
-    best = sorted(order) if keep is None else heapq.nsmallest(keep, order)
+    if keep is not None and len(totals) > keep:
+        # the best `keep` by score, and whatever ties the last of them (path breaks ties)
+        floor = heapq.nlargest(keep, totals.values())[-1]
+        chosen = {slot: total for slot, total in totals.items() if total >= floor}
+    else:
+        chosen = totals
+    order = [(-total, index.slot(slot).entry.path, slot) for slot, total in chosen.items()]
+    best = sorted(order)[:keep] if keep is not None else sorted(order)
     out = []
     for negative, _, slot in best:
         e = index.slot(slot).entry
         if admitted(e):
             out.append(Candidate(-negative, e, slot))
-    return out, len(out) if keep is None else len(order)
+    return out, len(out) if keep is None else len(totals)
 
 
 def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
