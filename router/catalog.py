@@ -7,18 +7,17 @@ is broken, which is what the daemon serves while someone is mid-edit.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import posixpath
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import orjson
 
-from router import entry, frontmatter, markdown, pattern, trigger
+from router import diagnostic, document, entry, pattern, trigger
 from router.config import Config
+from router.diagnostic import ERROR, WARNING, Diagnostic, FileResult, result
 from router.entry import Entry
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -29,45 +28,6 @@ SKIP_DIRS = frozenset(
         ".ruff_cache .tox"
     ).split()
 )
-ERROR = "error"
-WARNING = "warning"
-INFO = "info"  # a file deliberately not read (a template, an index page)
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """One problem found in one file."""
-
-    path: str
-    problem: str
-    severity: str = ERROR
-    line: int | None = None
-
-    def as_dict(self) -> dict[str, object]:
-        """Return the JSON form (no `line` member when it is not known)."""
-        out: dict[str, object] = {
-            "path": self.path,
-            "problem": self.problem,
-            "severity": self.severity,
-        }
-        if self.line is not None:
-            out["line"] = self.line
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    """What one catalog file gave: its entries and its diagnostics."""
-
-    entries: tuple[Entry, ...] = ()
-    diagnostics: tuple[Diagnostic, ...] = ()
-    stale: bool = False  # entries are a previous good version; the file is broken now
-    digest: int = 0  # hash of the entries' routed fields (see `file_digest`)
-
-    @property
-    def broken(self) -> bool:
-        """True when the file has an error diagnostic."""
-        return any(d.severity == ERROR for d in self.diagnostics)
 
 
 @dataclass(frozen=True)
@@ -193,29 +153,10 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
 def assemble(files: Mapping[str, FileResult], walk: Iterable[Diagnostic] = ()) -> Catalog:
     """Return the catalog of per-file results."""
     mix = 0
-    for result in files.values():
-        mix ^= result.digest
-    stale = frozenset(path for path, result in files.items() if result.stale)
+    for one in files.values():
+        mix ^= one.digest
+    stale = frozenset(path for path, one in files.items() if one.stale)
     return Catalog(dict(files), tuple(walk), mix, stale)
-
-
-def file_digest(entries: Iterable[Entry]) -> int:
-    """Return a 64-bit digest of a file's entries' routed fields (0 for none). Entries carry
-    their path, so equal files elsewhere do not cancel out in the XOR."""
-    digest = hashlib.blake2b(digest_size=8)
-    empty = True
-    for item in entries:
-        digest.update(repr(item).encode("utf-8"))
-        empty = False
-    return 0 if empty else int.from_bytes(digest.digest(), "big")
-
-
-def result(
-    path: str, entries: Iterable[Entry], diagnostics: Iterable[Diagnostic] = ()
-) -> FileResult:
-    """Return a file's result with its digest."""
-    entries = tuple(entries)
-    return FileResult(entries, tuple(diagnostics), digest=file_digest(entries))
 
 
 def format_of(relpath: str) -> str | None:
@@ -251,163 +192,31 @@ def read(config: Config, relpath: str) -> FileResult:
     try:
         size = absolute.stat().st_size
         if size > MAX_FILE_BYTES:
-            return _only(relpath, f"file is {size} bytes, over the 1 MiB limit; skipped", WARNING)
+            return diagnostic.only(
+                relpath, f"file is {size} bytes, over the 1 MiB limit; skipped", WARNING
+            )
         raw = absolute.read_bytes()
     except OSError as error:
-        return _only(relpath, f"cannot read the file: {error.strerror}")
+        return diagnostic.only(relpath, f"cannot read the file: {error.strerror}")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
-        return _only(
+        return diagnostic.only(
             relpath, f"not UTF-8 (byte 0x{raw[error.start]:02x}); save it as UTF-8", line=line
         )
     fmt = format_of(relpath)
     if fmt == "json":
         return _read_json(config, relpath, raw.removeprefix(b"\xef\xbb\xbf"))
     assert fmt is not None
-    return _read_markdown(config, relpath, text, fmt)
-
-
-def _read_markdown(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
-    name = relpath.rsplit("/", 1)[-1]
-    if fmt == "markdown" and markdown.is_template(name):
-        return _only(relpath, "a template, not a document: skipped", INFO)
-    try:
-        block = frontmatter.split(text)
-        parsed = frontmatter.parse(block) if block is not None else None
-    except frontmatter.FrontMatterError as error:
-        return _only(relpath, error.problem, line=error.line)
-    body = _after_front_matter(text) if block is not None else text
-    if fmt == "markdown" and markdown.is_index_page(name, body):
-        return _only(relpath, "an index page (mostly links to other documents): skipped", INFO)
-    doc = markdown.read(body)
-    shelf = config.taxonomy.shelf_kind(relpath)
-    if parsed is None:
-        if fmt in ("rule", "skill", "instruction"):
-            return _only(relpath, f"a {fmt} file without front matter gives no entry", WARNING)
-        if not doc.title and not any(s.heading for s in doc.sections):
-            return _only(relpath, "untyped: no front matter and no heading, so no entry", WARNING)
-        return result(relpath, (_plain(relpath, doc, shelf),))
-    meta = dict(parsed.meta)
-    try:
-        item = entry.from_front_matter(_status_as_text(meta), relpath, fmt, shelf)
-    except entry.FieldError as error:
-        return _only(relpath, f"{error}; the file gives no entry until it is fixed")
-    item = _with_body(item, doc)
-    notes = [
-        Diagnostic(
-            relpath,
-            "unquoted glob read as Cursor reads it; quote it for strict YAML tools",
-            WARNING,
-            line,
-        )
-        for line in parsed.lenient_lines
-    ]
-    notes.extend(
-        Diagnostic(
-            relpath,
-            "unquoted `: ` read as part of the value; strict YAML rejects the line, so "
-            "quote the value",
-            WARNING,
-            line,
-        )
-        for line in parsed.colon_lines
-    )
-    return result(relpath, (item,), sorted(notes, key=lambda d: d.line or 0))
-
-
-def _after_front_matter(text: str) -> str:
-    """Return the text after the closing front-matter fence."""
-    lines = text.splitlines()
-    for number, line in enumerate(lines[1:], start=1):
-        if line.rstrip() in ("---", "..."):
-            return "\n".join(lines[number + 1 :])
-    return ""
-
-
-def _status_as_text(meta: dict[str, object]) -> dict[str, object]:
-    """Return the front matter with a template-style `status: { accepted }` (which YAML
-    reads as a one-key mapping) read as the text it means."""
-    status = meta.get("status")
-    if isinstance(status, dict) and all(v is None for v in status.values()):
-        meta["status"] = " ".join(str(k) for k in status)
-    return meta
-
-
-def _plain(relpath: str, doc: markdown.Document, shelf: str | None) -> Entry:
-    """Return the entry of a Markdown document without front matter."""
-    # A document laid out as a decision record (a Status or Decision section) is one.
-    headings = {text_of(s.heading) for s in doc.sections}
-    kind = shelf or ("decision" if headings & _RECORD_HEADINGS else "doc")
-    return entry.from_plain(
-        relpath,
-        title=doc.title or _title_of_name(relpath),
-        summary=doc.summary,
-        status=doc.status,
-        date=doc.date,
-        supersedes=_linked(relpath, doc.supersedes),
-        superseded_by=_linked(relpath, doc.superseded_by),
-        body=doc.sections,
-        kind=kind,
-    )
-
-
-_RECORD_HEADINGS = frozenset(
-    {"status", "decision", "decision outcome", "context", "context and problem statement"}
-)
-
-
-def _title_of_name(relpath: str) -> str:
-    """Return a title made of a file name, for a sectioned document without a `# ` title:
-    `0018-kernel-hooks-phase2.md` -> `0018 kernel hooks phase2` (the number is not a term)."""
-    stem = relpath.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return " ".join(stem.replace("_", "-").split("-"))
-
-
-def text_of(heading: str) -> str:
-    """Return a heading lower-cased with surrounding punctuation and spaces removed."""
-    return heading.strip(" #*:").lower()
-
-
-def _with_body(item: Entry, doc: markdown.Document) -> Entry:
-    """Return a front-matter entry completed from its body: the body sections, and title,
-    summary, status, date and relations where the front matter gives none (MADR keeps the
-    title in a heading and the status in a section)."""
-    status_doc = markdown.read("## Status\n\n" + item.status) if item.status else doc
-    status = status_doc.status or doc.status
-    facets = item.facets
-    if doc.date and not any(k == "date" for k, _ in facets):
-        facets = tuple(sorted((*facets, ("date", doc.date))))
-    return replace(
-        item,
-        title=item.title or doc.title,
-        summary=item.summary or doc.summary,
-        status=status,
-        supersedes=item.supersedes or _linked(item.path, status_doc.supersedes or doc.supersedes),
-        superseded_by=item.superseded_by
-        or _linked(item.path, status_doc.superseded_by or doc.superseded_by),
-        facets=facets,
-        body=doc.sections,
-    )
-
-
-def _linked(relpath: str, targets: Iterable[str]) -> tuple[str, ...]:
-    """Return link targets written in a file as repository-relative paths (URLs dropped)."""
-    out = []
-    base = posixpath.dirname(relpath)
-    for target in targets:
-        if "://" in target or target.startswith("mailto:"):
-            continue
-        out.append(posixpath.normpath(posixpath.join(base, target.lstrip("/"))))
-    return tuple(dict.fromkeys(out))
+    return document.read(config, relpath, text, fmt)
 
 
 def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
-        return _only(relpath, f"not valid JSON: {error.msg}", line=error.lineno)
+        return diagnostic.only(relpath, f"not valid JSON: {error.msg}", line=error.lineno)
     if trigger.is_rules_file(relpath):
         rules, problems = trigger.parse(document)
         notes = [Diagnostic(relpath, f"{p.where}: {p.problem}", p.severity) for p in problems]
@@ -416,7 +225,7 @@ def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
         return FileResult()  # not a catalog file
     rows = document["annexes"]
     if not isinstance(rows, list):
-        return _only(relpath, "`annexes` must be a list of annex objects")
+        return diagnostic.only(relpath, "`annexes` must be a list of annex objects")
     entries: list[Entry] = []
     diagnostics: list[Diagnostic] = []
     for place, row in enumerate(rows, start=1):
@@ -430,10 +239,6 @@ def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
             continue
         entries.append(item)
     return result(relpath, entries, diagnostics)
-
-
-def _only(path: str, problem: str, severity: str = ERROR, line: int | None = None) -> FileResult:
-    return result(path, (), (Diagnostic(path, problem, severity, line),))
 
 
 def _under(relpath: str, root: str) -> bool:

@@ -11,8 +11,9 @@ from typing import Any
 
 import orjson
 
-from router import catalog, config, entry, intent
-from router.catalog import Catalog, Diagnostic
+from router import catalog, config, diagnostic, entry, intent
+from router.catalog import Catalog
+from router.diagnostic import Diagnostic
 from router.engine import Engine
 from router.errors import EvalError
 
@@ -131,7 +132,7 @@ def inline_catalog(document: Mapping[str, Any], name: str) -> Catalog:
             entries.append(entry.from_annex(row, name, place))
         except entry.FieldError as error:
             problems.append(Diagnostic(name, str(error)))
-    result = catalog.result(name, entries, problems)
+    result = diagnostic.result(name, entries, problems)
     if result.broken and not entries:
         raise EvalError(f"{name}: the inline catalog has no valid annex", "Fix the case file")
     return catalog.assemble({name: result})

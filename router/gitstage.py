@@ -9,8 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from router import catalog
-from router.catalog import Diagnostic
 from router.config import Config
+from router.diagnostic import ERROR, Diagnostic
 
 
 def _git(root: Path, *args: str) -> bytes:
@@ -57,5 +57,5 @@ def check(config: Config, paths: list[str]) -> list[Diagnostic]:
         for path in wanted:
             if (mirror / path).is_file():
                 result = catalog.read(staged_config, path)
-                errors.extend(d for d in result.diagnostics if d.severity == catalog.ERROR)
+                errors.extend(d for d in result.diagnostics if d.severity == ERROR)
         return errors

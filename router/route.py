@@ -120,13 +120,6 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     anchored = [e for e in anchored if admitted(e)]
     matched = _purposes(taxonomy, text.tokens(request.task))
     fired = triggered(index, request.task)
-    reaches: dict[int, rank.Reach] = {}
-
-    def reach(slot: int) -> rank.Reach:
-        # what reached an entry is read once, for silence and for its evidence
-        if slot not in reaches:
-            reaches[slot] = rank.reach(index, slot, scoring)
-        return reaches[slot]
 
     # Only the top of the score order is shown: score just enough of it, unless the focus
     # filter or an order by purpose needs to see every candidate.
@@ -166,7 +159,14 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     if request.focus is not None:
         reached = len(ranked)
     ranked_block = [
-        _ranked_pointer(taxonomy, c, reach(c.slot), (rank_of[c.entry.id], reached), governed, fired)
+        _ranked_pointer(
+            taxonomy,
+            c,
+            rank.reach(index, c.slot, scoring),
+            (rank_of[c.entry.id], reached),
+            governed,
+            fired,
+        )
         for c in order[:slots]
     ]
     follow = request.strategy == "multi-hop"

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from router import catalog, config
-from router.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog, Diagnostic
+from router import catalog, config, diagnostic
+from router.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog
 from router.config import Config
+from router.diagnostic import Diagnostic
 from router.index import Index
 
 from conftest import CORPORA, DEMO, FIXTURES, kroute
@@ -99,7 +100,7 @@ def test_each_format_gives_its_entries(every_format: Path) -> None:
     assert by_id["pdf"].open_first == ("editing a form",)
     assert by_id["backoff"].is_row and by_id["backoff"].file == "docs/techniques.catalog.json"
     # the Cursor fallback is a warning with the file line, never an error
-    assert only(cat, ".cursor/rules/py.mdc").severity == catalog.WARNING
+    assert only(cat, ".cursor/rules/py.mdc").severity == diagnostic.WARNING
     assert only(cat, ".cursor/rules/py.mdc").line == 3
 
 
@@ -576,10 +577,10 @@ def test_fingerprint_follows_entry_order() -> None:
 
     a = Entry(id="a", kind="doc", path="a.md", file="a.md")
     b = Entry(id="b", kind="doc", path="b.md", file="b.md")
-    assert catalog.file_digest([a, b]) == catalog.file_digest([a, b])
-    assert catalog.file_digest([a, b]) != catalog.file_digest([b, a])
-    assert catalog.file_digest([a]) != catalog.file_digest([a, b])
-    assert catalog.file_digest([]) == 0
+    assert diagnostic.file_digest([a, b]) == diagnostic.file_digest([a, b])
+    assert diagnostic.file_digest([a, b]) != diagnostic.file_digest([b, a])
+    assert diagnostic.file_digest([a]) != diagnostic.file_digest([a, b])
+    assert diagnostic.file_digest([]) == 0
 
 
 def test_two_loads_are_equal(every_format: Path) -> None:
@@ -738,7 +739,7 @@ def test_plain_and_front_matter_records_read_as_a_person_would() -> None:
     assert docusaurus.id == "adrs-adr013"  # the site key `id` is the id
     assert docusaurus.title.startswith("ADR013")
     # a template is listed as skipped, not read as a record
-    skipped = [d for d in cat.diagnostics if d.severity == catalog.INFO]
+    skipped = [d for d in cat.diagnostics if d.severity == diagnostic.INFO]
     assert [d.path for d in skipped] == [
         "alphagov-govuk-infrastructure/docs/architecture/decisions/0000-TEMPLATE.md"
     ]
@@ -768,7 +769,7 @@ def test_every_adr_of_the_ten_repositories_is_an_entry(corpus: Path) -> None:
         assert cat.errors == (), repo.name
         records = [e for e in cat.entries if e.path.endswith(".md")]
         total += len(records)
-        skipped = [d for d in cat.diagnostics if d.severity == catalog.INFO]
+        skipped = [d for d in cat.diagnostics if d.severity == diagnostic.INFO]
         assert all("template" in d.problem for d in skipped), repo.name
         colons += sum(1 for d in cat.diagnostics if "unquoted `: `" in d.problem)
     assert total == 444
