@@ -1,0 +1,79 @@
+"""The route ranker (router.rank): BM25F scores, the MaxScore top-k, what reached an entry."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from router import rank, term
+from router.entry import Entry, Section
+from router.index import Index
+
+
+def doc(ident: str, **fields: object) -> Entry:
+    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)  # type: ignore[arg-type]
+
+
+def ranked(index: Index, task: str, keep: int | None = None) -> list[tuple[float, str]]:
+    scoring = rank.scoring(rank.weigh(index, term.of_task(task)), index.size)
+    scores = rank.scores(index, scoring, keep)
+    return sorted((-s, index.slot(slot).entry.path) for slot, s in scores.items())
+
+
+def test_title_beats_body_and_more_terms_beat_fewer() -> None:
+    index = Index(
+        [
+            doc("title", title="secret rotation"),
+            doc("body", body=(Section("Decision", "we do a secret rotation monthly"),)),
+            doc("one", title="rotation of tyres"),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)],
+        ]
+    )
+    order = [path for _, path in ranked(index, "secret rotation")]
+    assert order[:3] == ["docs/title.md", "docs/body.md", "docs/one.md"]
+
+
+def test_reach_names_each_term_and_the_field_or_section_it_reached() -> None:
+    index = Index(
+        [
+            doc(
+                "a",
+                title="Use external secrets",
+                body=(Section("Decision", "Pods read the database password after each rotation."),),
+            ),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)],
+        ]
+    )
+    weighted = rank.weigh(index, term.of_task("pods keep the old database password after rotation"))
+    reached = rank.reach(index, index.slot_of("a"), rank.scoring(weighted, index.size))
+    assert reached.fields == (("body (Decision)", ("pods", "database", "password", "rotation")),)
+    assert dict(reached.tiers)["pods"] == 4  # the body tier
+    quick = rank.reach(index, index.slot_of("a"), rank.scoring(weighted, index.size), False)
+    assert quick.words == reached.words and quick.fields[0][0] == "body"
+
+
+words = st.sampled_from("alpha beta gamma delta epsilon zeta eta theta iota kappa".split())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.lists(words, min_size=1, max_size=8), min_size=2, max_size=30),
+    st.lists(words, min_size=1, max_size=5),
+    st.integers(min_value=1, max_value=6),
+)
+def test_the_top_k_is_the_full_scorings_top_k(
+    docs: list[list[str]], task: list[str], keep: int
+) -> None:
+    index = Index([doc(f"d{i:02}", summary=" ".join(ws)) for i, ws in enumerate(docs)])
+    full = ranked(index, " ".join(task))
+    pruned = ranked(index, " ".join(task), keep)
+    # the entries MaxScore keeps score exactly as in the full run, and the best `keep` agree
+    assert [p for _, p in pruned[:keep]] == [p for _, p in full[:keep]]
+    assert dict((p, s) for s, p in pruned[:keep]) == dict((p, s) for s, p in full[:keep])
+
+
+def test_a_long_task_scores_only_its_most_specific_terms() -> None:
+    index = Index([doc(f"d{i}", summary=f"word{i} common") for i in range(40)])
+    task = " ".join(f"word{i}" for i in range(40))
+    scoring = rank.scoring(rank.weigh(index, term.of_task(task)), index.size)
+    assert len(scoring) == rank.MAX_TERMS

@@ -1,0 +1,72 @@
+"""Route terms (router.term): function words, path syntax, plural stems."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from router import term
+
+
+@pytest.mark.parametrize(
+    ("forms", "same"),
+    [
+        (("retry", "retries"), True),
+        (("rotation", "rotations"), True),
+        (("cache", "caches"), True),
+        (("match", "matches"), True),
+        (("status", "statuses"), True),
+        (("index", "indexes"), True),
+        (("doc", "docs"), True),
+        (("class", "classes"), True),
+        (("cause", "causes"), True),
+        (("mode", "modes"), True),
+        (("mode", "mod"), False),
+        (("redis", "redi"), False),
+    ],
+)
+def test_plurals_fold_onto_one_stem(forms: tuple[str, str], same: bool) -> None:
+    assert (term.stem(forms[0]) == term.stem(forms[1])) is same
+
+
+def test_short_words_and_words_with_digits_stay() -> None:
+    assert [term.stem(w) for w in ("aws", "ios", "s3", "v2s", "k8s")] == [
+        "aws",
+        "ios",
+        "s3",
+        "v2s",
+        "k8s",
+    ]
+
+
+def test_conversational_words_are_not_terms() -> None:
+    words = [
+        t.word for t in term.of_task("Why do we store money as integer cents? Can you please check")
+    ]
+    assert words == ["store", "money", "integer", "cents", "check"]
+
+
+def test_path_words_give_weak_terms_without_their_syntax() -> None:
+    terms = term.of_task("add type hints to src/api/payments.py")
+    assert [(t.word, t.weak) for t in terms] == [
+        ("add", False),
+        ("type", False),
+        ("hints", False),
+        ("api", True),
+        ("payments", True),
+    ]
+
+
+def test_a_word_the_task_also_writes_out_is_a_strong_term() -> None:
+    terms = {t.word: t.weak for t in term.of_task("the payments module in src/payments/api.py")}
+    assert terms["payments"] is False and terms["api"] is True
+
+
+def test_counts_skip_stopwords_function_words_and_fold_plurals() -> None:
+    assert term.counts("we retry the retries and we wait") == {"retry": 2, "wait": 1}
+
+
+@given(st.text())
+def test_of_task_never_raises_and_is_deterministic(task: str) -> None:
+    assert term.of_task(task) == term.of_task(task)

@@ -1,0 +1,51 @@
+"""BM25F weights (router.weight): tiers, saturation, fixed reference lengths, idf."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+from router import weight
+from router.index import BODY, FAMILY_TEXT, STRUCTURED, TIER_NAMES
+
+
+def tiers(**by_tier: Counter[str]) -> list[Counter[str]]:
+    out = [Counter[str]() for _ in TIER_NAMES]
+    for name, counts in by_tier.items():
+        out[TIER_NAMES.index(name)] = counts
+    return out
+
+
+def test_a_body_match_never_outweighs_the_same_word_in_a_title_or_routing_field() -> None:
+    body = weight.impacts(tiers(body=Counter({"rotation": 1})))["rotation"]
+    # a realistic body (three mentions in 300 words) still counts less than one title word
+    in_prose = weight.impacts(tiers(body=Counter({"rotation": 3, "other": 297})))["rotation"]
+    title = weight.impacts(tiers(family_text=Counter({"rotation": 1})))["rotation"]
+    routing = weight.impacts(tiers(structured=Counter({"rotation": 1})))["rotation"]
+    assert body < title < routing and in_prose < title
+    assert weight.TIER_WEIGHTS[STRUCTURED] > weight.TIER_WEIGHTS[FAMILY_TEXT]
+    assert weight.TIER_WEIGHTS[BODY] == min(weight.TIER_WEIGHTS)
+
+
+def test_impacts_saturate_below_k1_plus_one() -> None:
+    many = weight.impacts(tiers(structured=Counter({"x": 1000})))["x"]
+    assert many < weight.K1 + 1
+    one = weight.impacts(tiers(structured=Counter({"x": 1})))["x"]
+    assert one < many
+
+
+def test_a_long_tier_counts_each_occurrence_for_less() -> None:
+    short = weight.impacts(tiers(body=Counter({"x": 1, "y": 10})))["x"]
+    long = weight.impacts(tiers(body=Counter({"x": 1, "y": 2000})))["x"]
+    assert long < short
+
+
+def test_impacts_depend_on_the_entry_alone() -> None:
+    # no catalog statistic enters: the same entry gives the same impacts anywhere
+    counts = tiers(family_text=Counter({"a": 1}), body=Counter({"a": 2, "b": 1}))
+    assert weight.impacts(counts) == weight.impacts(counts)
+
+
+def test_idf_is_bm25s_and_never_negative() -> None:
+    assert weight.idf(10, 10) == math.log(1 + 0.5 / 10.5)
+    assert weight.idf(10, 1) > weight.idf(10, 5) > weight.idf(10, 10) > 0
