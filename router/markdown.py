@@ -12,8 +12,9 @@ from __future__ import annotations
 import bisect
 import html
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 from router.entry import Section
 
@@ -196,6 +197,8 @@ def _scan(body: str) -> list[_Line]:
 
 def _uncomment(line: str, in_comment: bool) -> tuple[str, bool]:
     """Return a line without its `<!-- -->` parts, and whether a comment runs on past it."""
+    if not in_comment and "<!--" not in line:
+        return line, False
     kept: list[str] = []
     pos = 0
     while True:
@@ -274,9 +277,11 @@ def _relations(
     carry = ""
     for i in sorted(in_status.union(top)):
         text = lines[i].text if lines[i].kind in (_TEXT, _HEADING) else ""
+        lower = text.lower()  # each match holds one (`re.I` takes their letters only as ASCII)
+        hinted = "uper" in lower or "plac" in lower or "mend" in lower
         keys = [
             (m.start(), "" if key.startswith("amend") else "of" if key[-1] == "s" else "by")
-            for m in _RELATION.finditer(text)
+            for m in (_RELATION.finditer(text) if hinted else ())
             if (key := " ".join(m[1].lower().split())) != "superseded" or i in in_status
         ]
         links = ((m.end(), m[2] if m[2] is not None else refs.get(_label(m[3] or m[1]), ""))
@@ -308,59 +313,59 @@ def _summary(
 ) -> str:
     """Return the first paragraph of the Decision section, else of the Context section, else
     of the body after the title (Status section, status and date lines aside), else before it."""
+    named = {at: title_terms(lines[at].text).lower().rstrip(" :") for at in heads}
     for names, prefixes in ((DECISION_HEADINGS, DECISION_PREFIXES), (CONTEXT_HEADINGS, ())):
-        for at in heads:
-            name = title_terms(lines[at].text).lower().rstrip(" :")
+        for at, name in named.items():
             if name in names or (prefixes and name.startswith(prefixes)):
                 end = _scope_end(lines, heads, at, any_level=False)
                 if text := _first_paragraph(_blocks(lines, range(at + 1, end))):
                     return text
     skipped = {i for start, end in spans for i in range(start, end)}
-    rest = [i for i in range(title + 1, len(lines)) if i not in skipped]
-    blocks = [*_blocks(lines, rest, True), ("", False), *_blocks(lines, range(title), True)]
-    return _first_paragraph(blocks) or _first_paragraph(blocks, labels=True)
+    rest = (i for i in range(title + 1, len(lines)) if i not in skipped)
+    blocks = chain(_blocks(lines, rest, True), [("", False)], _blocks(lines, range(title), True))
+    return _first_paragraph(blocks, labels=True)
 
 
 def _blocks(
     lines: Sequence[_Line], indices: Iterable[int], skip_meta: bool = False
-) -> list[tuple[str, bool]]:
-    """Return the paragraphs among `indices` as (plain text, whether a list), with ("", False)
+) -> Iterator[tuple[str, bool]]:
+    """Yield the paragraphs among `indices` as (plain text, whether a list), with ("", False)
     for a table, code block, image or heading between them."""
-    blocks: list[tuple[str, bool]] = []
     paragraph: list[str] = []
     last = -2
-    for i in [*indices, -1]:
+    for i in chain(indices, [-1]):
         line = lines[i] if i >= 0 else _END
         meta = skip_meta and (_STATUS_LINE.match(line.text) or _DATE_LINE.match(line.text))
         text = line.kind == _TEXT and not meta
         if text and paragraph and i == last + 1:
             paragraph.append(line.text)
         elif paragraph:
-            blocks.append((_paragraph_text(paragraph), bool(_ITEM.match(paragraph[0]))))
+            yield _paragraph_text(paragraph), bool(_ITEM.match(paragraph[0]))
             paragraph = []
         if text and not paragraph and _unblock(line.text):
             paragraph.append(line.text)
         elif line.kind in (_FENCE, _HEADING):
-            blocks.append(("", False))
+            yield "", False
         last = i
-    return blocks
 
 
-def _first_paragraph(blocks: Sequence[tuple[str, bool]], labels: bool = False) -> str:
+def _first_paragraph(blocks: Iterable[tuple[str, bool]], labels: bool = False) -> str:
     """Return the first paragraph, with the list after it if it ends no sentence; skip a short
-    label ending ":" unless `labels`."""
-    for k, (text, _) in enumerate(blocks):
-        if not text or _ends_with(text, ".!?"):
-            if text:
-                return text
-            continue
-        after, is_list = blocks[k + 1] if k + 1 < len(blocks) else ("", False)
-        if after and is_list:
-            return f"{text} {after}"
-        ends = _sentence_ends(text) if text.endswith(":") else [len(text)]
-        if ends or labels or len(text) >= SUMMARY_MIN_CHARS:
-            return text[: ends[-1]] if ends else text
-    return ""
+    label ending ":" (but return the first if `labels` and no paragraph follows). Lazy."""
+    label = waiting = ""  # `waiting`: a paragraph the next block settles
+    for text, is_list in chain(blocks, [("", False)]):
+        if waiting and text and is_list:
+            return f"{waiting} {text}"
+        if waiting:
+            ends = _sentence_ends(waiting) if waiting.endswith(":") else [len(waiting)]
+            found = waiting[: ends[-1]] if ends else waiting
+            if ends or len(waiting) >= SUMMARY_MIN_CHARS:
+                return found
+            label = label or found
+        if text and _ends_with(text, ".!?"):
+            return text
+        waiting = text
+    return label if labels else ""
 
 
 def _paragraph_text(raw_lines: Sequence[str]) -> str:
@@ -446,9 +451,9 @@ def _unblock(line: str) -> str:
     for a reference definition, a table delimiter row or a thematic break."""
     text = line.strip()
     text = text[match.end() :] if (match := _QUOTE.match(text)) else text
-    if _REF_DEF.match(text) or (set(text) <= set("|-: \t") and "-" in text and "|" in text):
+    if _REF_DEF.match(text) or ("|" in text and "-" in text and set(text) <= set("|-: \t")):
         return ""
-    if len(text) >= 3 and len(set(text.replace(" ", ""))) == 1 and text[0] in "-*_":
+    if len(text) >= 3 and text[0] in "-*_" and len(set(text.replace(" ", ""))) == 1:
         return ""
     text = text[match.end() :] if (match := _ITEM.match(text)) else text
     text = text[match.end() :] if (match := _TASK.match(text)) else text
@@ -456,14 +461,19 @@ def _unblock(line: str) -> str:
 
 
 def _inline(text: str) -> str:
-    """Return inline Markdown as plain text, whitespace collapsed, code spans kept as written."""
+    """Return inline Markdown as plain text, whitespace collapsed, code spans kept as written
+    (a pattern runs only on text holding a character all its matches hold)."""
     codes: list[str] = []
-    text = _hide_code(text.replace("\ue000", "").replace("\ue001", ""), codes)
-    text = _ESCAPE.sub(lambda m: _hole(codes, m[1]), text)
-    text = _HARD_BREAK.sub("", _ALERT.sub("", _IMAGE.sub(r"\1", text)))
-    text = _SHORTCUT.sub(r"\1", _LINK_TEXT.sub(r"\1", text))
-    text = _TAG.sub(" ", _AUTOLINK.sub(r"\1", text))
-    text = html.unescape(_UNDERSCORES.sub("", _STARS.sub("", text)).replace("|", " "))
+    text = text.replace("\ue000", "").replace("\ue001", "")
+    text = _hide_code(text, codes) if "`" in text else text
+    text = _ESCAPE.sub(lambda m: _hole(codes, m[1]), text) if "\\" in text else text
+    text = _ALERT.sub("", _IMAGE.sub(r"\1", text)) if "[" in text else text
+    text = _HARD_BREAK.sub("", text) if "\\" in text else text
+    text = _SHORTCUT.sub(r"\1", _LINK_TEXT.sub(r"\1", text)) if "[" in text else text
+    text = _TAG.sub(" ", _AUTOLINK.sub(r"\1", text)) if "<" in text else text
+    text = _STARS.sub("", text) if "*" in text or "~" in text else text
+    text = _UNDERSCORES.sub("", text) if "_" in text else text
+    text = html.unescape(text.replace("|", " "))
     if codes:  # a hole forged through an entity gets nothing, or some span's text
         text = _HOLE.sub(lambda m: codes[int(m[1])] if int(m[1]) < len(codes) else "", text)
     return " ".join(text.split())
@@ -480,13 +490,10 @@ def _hide_code(text: str, codes: list[str]) -> str:
     pos = k = 0
     while k < len(runs):
         if (close := closer[k]) >= 0:
-            kept += [
-                text[pos : runs[k][0]].replace("`", ""),
-                _hole(codes, text[runs[k][1] : runs[close][0]]),
-            ]
+            kept += [text[pos : runs[k][0]], _hole(codes, text[runs[k][1] : runs[close][0]])]
             pos, k = runs[close][1], close
         k += 1
-    return "".join(kept) + text[pos:].replace("`", "")
+    return ("".join(kept) + text[pos:]).replace("`", "")  # a hole holds no tick
 
 
 def _hole(codes: list[str], value: str) -> str:

@@ -272,6 +272,10 @@ def test_title_terms(title: str, terms: str) -> None:
         ("Michael Nygard in [this\narticle](http://x.org/a).", "Michael Nygard in this article."),
         ("[ref]: ./0001.md\n\n---\n\nEscaped \\*star\\* and 2 * 3", "Escaped *star* and 2 * 3"),
         ("AT&amp;T &lt;tag&gt;", "AT&T <tag>"),
+        ("~~gone~~ and a\\ b", "gone and a b"),  # tildes without stars, a hard break
+        ("pipe &#124; kept, | dropped", "pipe | kept, dropped"),  # entities after pipes
+        ("x <https://x.org/a_b> *y*", "x https://x.org/a_b y"),
+        ("snake_case_ `a_b` _c_", "snake_case a_b c"),
     ],
 )
 def test_plain(markdown: str, text: str) -> None:
@@ -341,6 +345,12 @@ def test_summary_falls_back_to_context_then_to_the_first_paragraph() -> None:
         "# 3. T\n\nDate: 2020-01-01\n\n## Status\n\nAccepted\n\n## Notes\n\nFirst.\n"
     ).summary == ("First.")
     assert read("## Decision\n\nWe will:\n\n- do a\n- do b\n").summary == "We will: do a; do b"
+
+
+def test_summary_skips_labels_unless_nothing_else_is_there() -> None:
+    assert read("# T\n\nLabel:\n\nThen a sentence.\n").summary == "Then a sentence."
+    assert read("# T\n\nNote:\n\n- a\n- b\n").summary == "Note: a; b"
+    assert read("## Decision\n\nChosen option:\n").summary == "Chosen option:"
 
 
 def test_status_and_date_lines_near_the_top() -> None:
