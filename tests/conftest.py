@@ -54,10 +54,10 @@ def _stop_daemons(runtime: Path) -> None:
 
 @pytest.fixture
 def corpus() -> Iterator[Path]:
-    """The shared corpora directory; a test that needs it fails loudly when it is missing
-    (CI always has it)."""
+    """The shared corpora directory; a test that needs it is skipped, with the reason, when
+    it is missing: a fresh clone proves the product from `fixtures/` alone."""
     if not CORPORA.is_dir():
-        pytest.fail(f"shared corpora not found at {CORPORA}; set KROUTE_SHARED")
+        pytest.skip(f"shared corpora not found at {CORPORA}; set KROUTE_SHARED to read them")
     yield CORPORA
 
 
