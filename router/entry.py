@@ -442,6 +442,8 @@ def merged(items: Iterable[Entry]) -> Entry:
     and a skill-rules.json rule adds its triggers to the skill of the same name instead of
     competing with it. Raises ValueError when `items` is empty."""
     items = list(items)
+    if not items:
+        raise ValueError("merged() needs at least one entry")
     base = next((e for e in items if not is_trigger(e)), items[0])
     if is_trigger(base):
         return base

@@ -17,8 +17,8 @@ import orjson
 from router.baseline import Bm25
 from router.engine import Engine
 from router.errors import EvalError
+from router.route import ORDERS
 
-ORDERS = ("diverse", "turns", "score")
 BASELINES = ("bm25",)
 WHOLE_ORDER = 1_000_000  # a budget no catalog fills: the route's whole order, for ranks
 

@@ -73,13 +73,19 @@ def scoring(weighted: Sequence[Weighted], n: int) -> tuple[Weighted, ...]:
     return tuple(w for _, w in ordered[:MAX_TERMS])
 
 
-def scores(index: Index, weighted: Sequence[Weighted], keep: int | None = None) -> dict[int, float]:
+def scores(
+    index: Index,
+    weighted: Sequence[Weighted],
+    keep: int | None = None,
+    must: Iterable[int] = (),
+) -> dict[int, float]:
     """Return slot -> BM25F score of the entries the scoring terms reach.
 
     With `keep`, only the best `keep` entries must come out right (MaxScore): once `keep`
     entries score more than all the remaining, rarer-first terms could add to an entry
     they alone reach, those terms only update the entries already reached. Without it,
-    every entry any term reaches is scored."""
+    every entry any term reaches is scored. The entries in `must` are scored on every term
+    whatever `keep` prunes (they come out at 0 when no term reaches them)."""
     ordered = sorted(weighted, key=lambda w: -w.idf)
     lists = [index.postings(w.term.stem) for w in ordered]
     # the most a term can add to one entry: its idf times its posting's largest impact
@@ -87,7 +93,7 @@ def scores(index: Index, weighted: Sequence[Weighted], keep: int | None = None) 
     for i in range(len(ordered) - 1, -1, -1):
         impacts = lists[i][1]
         rest[i] = rest[i + 1] + ordered[i].idf * IMPACT_STEP * (max(impacts) if impacts else 0)
-    acc: dict[int, float] = {}
+    acc: dict[int, float] = dict.fromkeys(must, 0.0)
     get = acc.get
     for i, w in enumerate(ordered):
         slots, impacts = lists[i]
@@ -128,12 +134,14 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
     highest tier holding it, the first such field of that tier.
 
     Without `sections`, a term only the body holds is reported as reaching `body`, read
-    from the postings instead of the text (what silence needs, at a fraction of the cost)."""
+    from the postings instead of the text (what silence needs, at a fraction of the cost).
+    Function words are not read as reaching anything: the index leaves them out too."""
     indexed = index.slot(slot)
     wanted = {w.term.stem for w in weighted}
     stem = term.stem
     fields: list[Field] = list(indexed.fields)
-    stems_of = [{stem(x) for x in f.tokens} & wanted for f in fields]
+    function = term.FUNCTION_WORDS
+    stems_of = [{stem(x) for x in f.tokens if x not in function} & wanted for f in fields]
     found = set().union(*stems_of)
     if indexed.entry.body and not wanted <= found and not sections:
         in_body = {s for s in wanted - found if holds(index, slot, s)}
@@ -145,11 +153,12 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
         for section in indexed.entry.body:
             normal = text.normalize(f"{section.heading} {section.text}")
             fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
-            stems_of.append({stem(x) for x in set(normal.split())} & (wanted - found))
+            held = {x for x in normal.split() if x not in function}
+            stems_of.append({stem(x) for x in held} & (wanted - found))
     groups: dict[str, list[str]] = {}
     tiers: list[tuple[str, int]] = []
     noted: set[str] = set()
-    words = []
+    words: list[str] = []
     for w in sorted(weighted, key=lambda w: -w.idf):
         best = next(
             (f for f, held in zip(fields, stems_of, strict=True) if w.term.stem in held), None

@@ -110,7 +110,8 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     specific = tuple(w.term.word for w in weighted if w in scoring)
     anchors, anchored, governed = _anchors(index, request)
     base = Route(request, words, specific, anchors, (), (), 0, None)
-    if not weighted and not anchors:
+    fired = triggered(index, request.task)  # a pattern may fire on function words alone
+    if not weighted and not anchors and not fired:
         return replace(base, silence="no_terms")
     admitted = admission(taxonomy, request)
     if request.purpose is not None and not any(
@@ -119,7 +120,7 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         return replace(base, silence="no_purpose_matched")
     anchored = [e for e in anchored if admitted(e)]
     matched = _purposes(taxonomy, text.tokens(request.task))
-    fired = triggered(index, request.task)
+    fired = {slot: hits for slot, hits in fired.items() if admitted(index.slot(slot).entry)}
 
     # Only the top of the score order is shown: score just enough of it, unless the focus
     # filter or an order by purpose needs to see every candidate.
@@ -134,7 +135,7 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
             index, weighted, top, lambda s: rank.reach(index, s, scoring, False), bool(anchored)
         )
     if lacking is not None:
-        ranked = []
+        ranked, reached = [], 0
     dropped = 0
     if request.focus is not None:
         anchored, ranked, dropped = _focused(request, anchored, ranked)
@@ -144,8 +145,8 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         return replace(base, matched=matched, silence="no_document_reached", lacking=lacking or ())
     # An anchored entry the task's words also reach competes in the ranked order (evidence
     # says both); only the anchored entries words do not reach take budget off the top.
-    ranked_ids = {c.entry.id for c in ranked}
-    only_anchored = [e for e in anchored if e.id not in ranked_ids]
+    worded = set() if lacking is not None else _worded(index, anchored, scoring, fired)
+    only_anchored = [e for e in anchored if e.id not in worded]
     slots = max(0, request.budget - len(only_anchored))
     order = _turns(ranked, taxonomy, matched, request.order, slots)
     taken = {c.entry.id for c in order[:slots]}
@@ -171,7 +172,8 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     ]
     follow = request.strategy == "multi-hop"
     pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
-    withheld = max(0, reached - len(taken))
+    # what the words reached and the agent is not shown (an anchored one is shown anyway)
+    withheld = max(0, reached - len(taken) - len(worded - taken))
     return replace(
         base,
         matched=matched,
@@ -179,6 +181,21 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         withheld=withheld,
         filtered_by_focus=dropped,
     )
+
+
+def _worded(
+    index: Index,
+    anchored: Sequence[Entry],
+    scoring: Sequence[rank.Weighted],
+    fired: dict[int, list[tuple[str, str]]],
+) -> set[str]:
+    """Return the ids of the anchored entries a scoring term or a trigger also reaches."""
+    out = set()
+    for e in anchored:
+        slot = index.slot_of(e.id)
+        if slot in fired or any(rank.holds(index, slot, w.term.stem) for w in scoring):
+            out.add(e.id)
+    return out
 
 
 def _filtering(request: Request) -> bool:
@@ -196,7 +213,8 @@ def _ranked(
     ties), only the first `keep` when given, and how many were reached. Each trigger that
     fired adds the idf of a term one entry holds: a declared trigger counts as a rare
     word, on top of its words' own matches."""
-    totals = rank.scores(index, scoring, None if keep is None else keep + len(fired))
+    # fired entries are scored on every term, so that pruning cannot leave them half-scored
+    totals = rank.scores(index, scoring, None if keep is None else keep + len(fired), fired)
     unit = weight.idf(max(index.size, 1), 1)
     for slot, hits in fired.items():
         totals[slot] = totals.get(slot, 0.0) + unit * len(hits)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from router import text
@@ -41,7 +40,7 @@ FUNCTION_WORDS = frozenset(
     going gonna wanna gotta got get gets getting goes went
     about above after before over under between through during without within up down out
     off around across against along toward towards onto upon via per etc eg ie vs
-    right wrong quick anyway someone somewhere here's there's what's that's it's
+    right wrong quick anyway somewhere
     using used
     """.split()
 )
@@ -150,19 +149,6 @@ def counts(normal: str) -> Counter[str]:
         if len(word) < text.MIN_TOKEN_CHARS or word in text.STOPWORDS or word in FUNCTION_WORDS:
             continue
         out[stem(word)] += n
-    return out
-
-
-def stems(normal: str) -> set[str]:
-    """Return the distinct stems of an already normalized text (see `counts`)."""
-    return set(counts(normal))
-
-
-def words_of(normals: Iterable[str]) -> set[str]:
-    """Return seed 1's distinct tokens of several normalized texts."""
-    out: set[str] = set()
-    for normal in normals:
-        out.update(text.tokens_of_normal(normal))
     return out
 
 

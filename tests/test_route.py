@@ -317,3 +317,26 @@ def test_same_request_same_route() -> None:
 def test_an_empty_catalog_is_not_reached_and_not_filtered() -> None:
     assert run([], "add caching").silence == "no_document_reached"
     assert run([], "add caching", kind="decision").silence == "filtered"
+
+
+def test_a_filter_that_excludes_nothing_changes_nothing() -> None:
+    # the score order scores only its top (MaxScore); a filter scores every candidate
+    entries = [
+        doc("gov", summary="queue consumer lag", governs=("src/queue/consumer.py",)),
+        *[doc(f"d{i}", summary=f"queue consumer lag note {i}") for i in range(12)],
+        *FILLER,
+    ]
+    task = "queue consumer lag in src/queue/consumer.py"
+    plain = run(entries, task, budget=3)
+    filtered = run(entries, task, budget=3, kind="doc")
+    assert [(p.entry.id, p.evidence) for p in plain.pointers] == [
+        (p.entry.id, p.evidence) for p in filtered.pointers
+    ]
+    assert plain.withheld == filtered.withheld
+
+
+def test_a_silent_route_with_anchors_withholds_nothing() -> None:
+    entries = [doc("gov", summary="release notes", governs=("src/app.py",)), *FILLER]
+    answer = run(entries, "update the kubernetes helm chart for argo canary in src/app.py")
+    assert [p.evidence["by"] for p in answer.pointers] == ["anchor"]
+    assert answer.withheld == 0
