@@ -95,10 +95,13 @@ def scores(
         rest[i] = rest[i + 1] + ordered[i].idf * IMPACT_STEP * (max(impacts) if impacts else 0)
     acc: dict[int, float] = dict.fromkeys(must, 0.0)
     get = acc.get
+    pruned = False  # once true it stays so: the remaining bound only falls, the k-th only rises
     for i, w in enumerate(ordered):
         slots, impacts = lists[i]
         idf = w.idf * IMPACT_STEP
-        if keep is not None and len(acc) >= keep and _kth(acc, keep) > rest[i]:
+        if not pruned and keep is not None and len(acc) >= keep:
+            pruned = _kth(acc, keep) > rest[i]
+        if pruned:
             _update_reached(acc, slots, impacts, idf)
         elif not acc:
             acc = {slot: idf * impact for slot, impact in zip(slots, impacts, strict=True)}
