@@ -123,11 +123,12 @@ class _Posting:
     """The entries holding one stem: slots in ascending order, and each one's impact in
     steps of IMPACT_STEP."""
 
-    __slots__ = ("impacts", "slots")
+    __slots__ = ("ceiling", "impacts", "slots")
 
     def __init__(self) -> None:
         self.slots = array("i")
         self.impacts = array("B")
+        self.ceiling = 0  # no impact is above it (a removal leaves it, still a bound)
 
     def remove(self, slot: int) -> None:
         at = bisect_left(self.slots, slot)
@@ -194,6 +195,11 @@ class Index:
         if posting is None:
             return array("i"), array("B")
         return posting.slots, posting.impacts
+
+    def ceiling(self, stem: str) -> int:
+        """Return a bound on the impacts of `stem`'s posting (0 when no entry holds it)."""
+        posting = self._postings.get(stem)
+        return posting.ceiling if posting is not None else 0
 
     def slot(self, slot: int) -> Indexed:
         """Return the indexed entry in `slot`."""
@@ -274,8 +280,10 @@ class Index:
             posting = self._postings.get(stem)
             if posting is None:
                 posting = self._postings[stem] = _Posting()
+            step = max(1, round(impact / IMPACT_STEP))
             posting.slots.append(slot)
-            posting.impacts.append(max(1, round(impact / IMPACT_STEP)))
+            posting.impacts.append(step)
+            posting.ceiling = max(posting.ceiling, step)
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])

@@ -91,8 +91,7 @@ def scores(
     # the most a term can add to one entry: its idf times its posting's largest impact
     rest = [0.0] * (len(ordered) + 1)
     for i in range(len(ordered) - 1, -1, -1):
-        impacts = lists[i][1]
-        rest[i] = rest[i + 1] + ordered[i].idf * IMPACT_STEP * (max(impacts) if impacts else 0)
+        rest[i] = rest[i + 1] + ordered[i].idf * IMPACT_STEP * index.ceiling(ordered[i].term.stem)
     acc: dict[int, float] = dict.fromkeys(must, 0.0)
     get = acc.get
     pruned = False  # once true it stays so: the remaining bound only falls, the k-th only rises

@@ -316,7 +316,7 @@ def _anchors(
     anchors: list[str] = []
     entries: dict[str, Entry] = {}
     governed: dict[str, list[str]] = {}
-    for word in [*request.task.split(), *request.paths]:
+    for word in dict.fromkeys([*request.task.split(), *request.paths]):  # a log repeats paths
         best: tuple[str, list[Entry]] | None = None
         for reading in text.path_readings(word):
             reading = _relative(reading, request.root)
