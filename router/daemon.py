@@ -28,6 +28,8 @@ from router.server import HOOK_PREFIX, HttpError
 from router.server import error as error_document
 
 Handler = Callable[["Service", Any, str], tuple[int, Any]]  # (service, body, source)
+# The longest a starting daemon waits for its file watcher before it answers anyway.
+WATCH_READY_SECONDS = 5.0
 
 
 class Service:
@@ -253,6 +255,22 @@ def serve(
     places = t.places
     paths.private_dir(places.runtime)
     service = Service(config, places, version=version)
+    watching = threading.Event()
+
+    def watcher() -> None:
+        try:
+            for batch in changes(service.watch_targets(), service.stop):
+                watching.set()
+                if batch:
+                    service.apply(batch)
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            watching.set()  # a watcher that failed must not keep the daemon from serving
+
+    # Watch first, then answer: an edit made once `kroute start` returns is never missed.
+    threading.Thread(target=watcher, name="watcher", daemon=True).start()
+    watching.wait(WATCH_READY_SECONDS)
     old_umask = os.umask(0o177)  # the socket is created 0600
     try:
         server = server_module.Server(str(places.socket), service)
@@ -267,18 +285,10 @@ def serve(
         flush=True,
     )
 
-    def watcher() -> None:
-        try:
-            for batch in changes(service.watch_targets(), service.stop):
-                service.apply(batch)
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-
     def stopper() -> None:
         service.stop.wait()
         server.shutdown()
 
-    threading.Thread(target=watcher, name="watcher", daemon=True).start()
     threading.Thread(target=stopper, name="stopper", daemon=True).start()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: service.stop.set())
