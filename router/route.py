@@ -3,6 +3,7 @@ succession and silence. Pure: a function of the index, the taxonomy and the requ
 
 from __future__ import annotations
 
+import functools
 import heapq
 import re
 from collections.abc import Callable, Sequence
@@ -365,15 +366,25 @@ def admission(taxonomy: Taxonomy, request: Request) -> Callable[[Entry], bool]:
     return admitted
 
 
+Words = dict[str, frozenset[str]]
+
+
+@functools.lru_cache(maxsize=8)
+def _declarations(taxonomy: Taxonomy) -> tuple[Words, Words, Words]:
+    """Return per purpose the words of its whole declaration, of its answers and of its
+    intent (once per taxonomy: a route asks for them every time)."""
+    purposes = taxonomy.purposes
+    declared = {p.name: declaration_tokens(p) for p in purposes}
+    answers = {p.name: frozenset(text.normalize(" ".join(p.answers)).split()) for p in purposes}
+    intents = {p.name: frozenset(text.normalize(p.intent).split()) for p in purposes}
+    return declared, answers, intents
+
+
 def _purposes(taxonomy: Taxonomy, tokens: Sequence[str]) -> tuple[tuple[str, int], ...]:
     """Return the matched purposes with their scores, best first (DESIGN 6 step 4)."""
     if len(taxonomy.purposes) < 2:
         return ()
-    declared = {p.name: declaration_tokens(p) for p in taxonomy.purposes}
-    answers = {
-        p.name: frozenset(text.normalize(" ".join(p.answers)).split()) for p in taxonomy.purposes
-    }
-    intents = {p.name: frozenset(text.normalize(p.intent).split()) for p in taxonomy.purposes}
+    declared, answers, intents = _declarations(taxonomy)
     scores = dict.fromkeys(declared, 0)
     for token in tokens:
         if all(token in words for words in declared.values()):
