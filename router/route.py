@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import heapq
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -157,9 +156,8 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         if e.id not in taken
     ]
     rank_of = {c.entry.id: place for place, c in enumerate(ranked, start=1)}
-    reached = max(reached, len(ranked))  # the focus filter may have dropped some
     if request.focus is not None:
-        reached = len(ranked)
+        reached = len(ranked)  # what the focus filter kept (it scores every candidate)
     ranked_block = [
         _ranked_pointer(
             taxonomy,
@@ -243,16 +241,8 @@ def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
     out: dict[int, list[tuple[str, str]]] = {}
     for slot in sorted(index.triggered):
         e = index.slot(slot).entry
-        hits = [
-            ("keyword phrase", k)
-            for k in e.keywords
-            if text.holds_phrase(normal, text.normalize(k))
-        ]
-        for source in e.intent_patterns:
-            compiled = trigger.compile_pattern(source)
-            window = trigger.match_window(source)
-            if isinstance(compiled, re.Pattern) and compiled.search(task[:window]):
-                hits.append(("intent pattern", source))
+        hits = [("keyword phrase", k) for k in trigger.keyword_matches(e, normal)]
+        hits += [("intent pattern", p) for p in trigger.intent_matches(e, task)]
         if hits:
             out[slot] = hits
     return out

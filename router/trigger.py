@@ -27,6 +27,7 @@ import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from router.text import holds_phrase, normalize
 
@@ -74,6 +75,16 @@ class Rule:
     path_exclusions: tuple[str, ...]
     priority: str
     enforcement: str
+
+
+class Triggers(Protocol):
+    """What carries triggers: a parsed `Rule`, or the catalog entry a rule merged into."""
+
+    @property
+    def keywords(self) -> tuple[str, ...]: ...
+
+    @property
+    def intent_patterns(self) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +146,7 @@ def match_window(source: str) -> int:
     return 0 if isinstance(checked, str) else checked[1]
 
 
-def intent_matches(rule: Rule, task: str) -> tuple[str, ...]:
+def intent_matches(rule: Triggers, task: str) -> tuple[str, ...]:
     """Return the sources of the rule's intent patterns that match somewhere in the task's
     first `match_window` characters, ignoring case, in the rule's order. Patterns that fail
     the safety check are never run. Never raises."""
@@ -147,7 +158,7 @@ def intent_matches(rule: Rule, task: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def keyword_matches(rule: Rule, task_normal: str) -> tuple[str, ...]:
+def keyword_matches(rule: Triggers, task_normal: str) -> tuple[str, ...]:
     """Return the rule's keywords, as written, whose normalized form occurs in the normalized
     task as a whole phrase (`"api"` is not found in `"rapid"`), in the rule's order."""
     return tuple(k for k in rule.keywords if holds_phrase(task_normal, normalize(k)))
