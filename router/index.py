@@ -98,19 +98,15 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[Counter[str]], 
     tiers: list[Counter[str]] = [Counter() for _ in TIER_NAMES]
     exact: set[str] = set()
     for fld in fields:
-        tiers[fld.tier].update(term.counts(fld.normal))
-        exact.update(fld.tokens)
+        stems, tokens = term.read(fld.normal)
+        tiers[fld.tier].update(stems)
+        exact.update(tokens)
     if item.body:
-        normal = text.normalize(" ".join(f"{s.heading} {s.text}" for s in item.body))
-        words = Counter(normal.split())
-        body = tiers[BODY]
-        stem, skip, function = term.stem, text.STOPWORDS, term.FUNCTION_WORDS
-        for word, n in words.items():
-            if len(word) < text.MIN_TOKEN_CHARS or word in skip:
-                continue
-            exact.add(word)
-            if word not in function:
-                body[stem(word)] += n
+        stems, tokens = term.read(
+            text.normalize(" ".join(f"{s.heading} {s.text}" for s in item.body))
+        )
+        tiers[BODY].update(stems)
+        exact.update(tokens)
     return tiers, exact
 
 

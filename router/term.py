@@ -140,16 +140,20 @@ def of_task(task: str) -> tuple[Term, ...]:
     return tuple(seen.values())
 
 
-def counts(normal: str) -> Counter[str]:
-    """Return stem -> occurrences in an already normalized text, function words, stopwords
-    and one-character words left out (what the ranker indexes)."""
-    words = Counter(normal.split())
-    out: Counter[str] = Counter()
-    for word, n in words.items():
-        if len(word) < text.MIN_TOKEN_CHARS or word in text.STOPWORDS or word in FUNCTION_WORDS:
+def read(normal: str) -> tuple[Counter[str], set[str]]:
+    """Return what the index keeps of an already normalized text, in one pass: stem ->
+    occurrences (function words, stopwords and one-character words left out: what the
+    ranker indexes), and seed 1's distinct tokens (function words included: the explain
+    record's df counts them)."""
+    stems: Counter[str] = Counter()
+    tokens: set[str] = set()
+    for word, n in Counter(normal.split()).items():
+        if len(word) < text.MIN_TOKEN_CHARS or word in text.STOPWORDS:
             continue
-        out[stem(word)] += n
-    return out
+        tokens.add(word)
+        if word not in FUNCTION_WORDS:
+            stems[stem(word)] += n
+    return stems, tokens
 
 
 def _reads_as_path(word: str) -> bool:
