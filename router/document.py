@@ -25,11 +25,10 @@ def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
     if fmt == "markdown" and markdown.is_template(name):
         return _only(relpath, "a template, not a document: skipped", INFO)
     try:
-        block = frontmatter.split(text)
+        block, body = frontmatter.parts(text)
         parsed = frontmatter.parse(block) if block is not None else None
     except frontmatter.FrontMatterError as error:
         return _only(relpath, error.problem, line=error.line)
-    body = _after_front_matter(text) if block is not None else text
     if fmt == "markdown" and markdown.is_index_page(name, body):
         return _only(relpath, "an index page (mostly links to other documents): skipped", INFO)
     doc = markdown.read(body)
@@ -66,15 +65,6 @@ def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
         for line in parsed.colon_lines
     )
     return result(relpath, (item,), sorted(notes, key=lambda d: d.line or 0))
-
-
-def _after_front_matter(text: str) -> str:
-    """Return the text after the closing front-matter fence."""
-    lines = text.splitlines()
-    for number, line in enumerate(lines[1:], start=1):
-        if line.rstrip() in ("---", "..."):
-            return "\n".join(lines[number + 1 :])
-    return ""
 
 
 def _status_as_text(meta: dict[str, object]) -> dict[str, object]:

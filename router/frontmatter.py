@@ -104,12 +104,18 @@ def split(text: str) -> str | None:
     A byte-order mark before the opening `---` is ignored, so text decoded as `utf-8` rather
     than `utf-8-sig` splits the same. Raises FrontMatterError (line 1) when the opening fence
     has no closing one."""
+    return parts(text)[0]
+
+
+def parts(text: str) -> tuple[str | None, str]:
+    """Return (the front-matter text or None, the body after the closing fence or the whole
+    text). Raises FrontMatterError as `split` does."""
     lines = text.splitlines()
     if not lines or not _FENCE.match(lines[0].lstrip("\ufeff")):
-        return None
+        return None, text
     for number, line in enumerate(lines[1:], start=1):
         if _END.match(line):
-            return "\n".join(lines[1:number])
+            return "\n".join(lines[1:number]), "\n".join(lines[number + 1 :])
     raise FrontMatterError("front matter opened with `---` is never closed", 1)
 
 
