@@ -78,8 +78,8 @@ def _status_as_text(meta: dict[str, object]) -> dict[str, object]:
 
 def _plain(relpath: str, doc: markdown.Document, shelf: str | None) -> Entry:
     """Return the entry of a Markdown document without front matter."""
-    # A document laid out as a decision record (a Status or Decision section) is one.
-    headings = {text_of(s.heading) for s in doc.sections}
+    # A document laid out as a decision record (a Status, Decision or Context section) is one.
+    headings = {_heading_key(s.heading) for s in doc.sections}
     kind = shelf or ("decision" if headings & _RECORD_HEADINGS else "doc")
     return entry.from_plain(
         relpath,
@@ -106,7 +106,7 @@ def _title_of_name(relpath: str) -> str:
     return " ".join(stem.replace("_", "-").split("-"))
 
 
-def text_of(heading: str) -> str:
+def _heading_key(heading: str) -> str:
     """Return a heading lower-cased with surrounding punctuation and spaces removed."""
     return heading.strip(" #*:").lower()
 

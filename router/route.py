@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from router import rank, relevance, silence, term, text, trigger, weight
+from router.config import DEFAULT_ORDER
 from router.entry import Entry
 from router.errors import RequestError
 from router.index import Index
@@ -31,7 +32,7 @@ class Request:
 
     task: str
     budget: int = 5
-    order: str = "score"
+    order: str = DEFAULT_ORDER
     domain: str | None = None
     cluster: str | None = None
     kind: str | None = None

@@ -33,13 +33,10 @@ def subject(weighted: Sequence[rank.Weighted]) -> list[rank.Weighted]:
     return [w for w in weighted if not w.term.weak and w.term.word not in term.ACTION_WORDS]
 
 
-def evidence(index: Index, reach: rank.Reach, weighted: Sequence[rank.Weighted]) -> float:
-    """Return how much of the task's subject an entry holds, from what reached it: the sum
-    over subject terms it holds of idf times the strength of the field reached, in units
-    of the idf of a term one entry holds."""
-    specific = subject(weighted)
-    if not specific:
-        return 0.0
+def evidence(index: Index, reach: rank.Reach, specific: Sequence[rank.Weighted]) -> float:
+    """Return how much of the task's subject (`specific`, see `subject`) an entry holds,
+    from what reached it: the sum over the subject terms it holds of idf times the strength
+    of the field reached, in units of the idf of a term one entry holds."""
     reached = dict(reach.tiers)
     unit = weight.idf(max(index.size, 1), 1)
     total = sum(
@@ -71,5 +68,5 @@ def lacking(
     if len(specific) <= FEW_WORDS:
         held = any(rank.holds(index, s, w.term.stem) for s in top[:LOOK] for w in specific)
         return None if held else missing
-    best = max(evidence(index, reach(slot), weighted) for slot in top[:LOOK])
+    best = max(evidence(index, reach(slot), specific) for slot in top[:LOOK])
     return None if best >= EVIDENCE_FLOOR else missing
