@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -92,20 +91,25 @@ def body_fields(item: Entry) -> tuple[Field, ...]:
     return tuple(out)
 
 
-def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[Counter[str]], set[str]]:
-    """Return, per tier, the ranker's stem counts of an entry's fields and body, and seed
-    1's distinct exact tokens of them (what df counts), read in one pass."""
-    tiers: list[Counter[str]] = [Counter() for _ in TIER_NAMES]
+def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float]], set[str]]:
+    """Return, per tier, the ranker's stem counts of an entry's fields and body (each at its
+    field's `weight.share`), and seed 1's distinct exact tokens of them (what df counts),
+    read in one pass."""
+    tiers: list[dict[str, float]] = [{} for _ in TIER_NAMES]
     exact: set[str] = set()
     for fld in fields:
         stems, tokens = term.read(fld.normal)
-        tiers[fld.tier].update(stems)
+        counts, share = tiers[fld.tier], weight.share(fld.name)
+        for stem, n in stems.items():
+            counts[stem] = counts.get(stem, 0.0) + n * share
         exact.update(tokens)
     if item.body:
         stems, tokens = term.read(
             text.normalize(" ".join(f"{s.heading} {s.text}" for s in item.body))
         )
-        tiers[BODY].update(stems)
+        body = tiers[BODY]
+        for stem, n in stems.items():
+            body[stem] = body.get(stem, 0.0) + n
         exact.update(tokens)
     return tiers, exact
 

@@ -18,6 +18,9 @@ from router.taxonomy import Taxonomy, declaration_tokens
 ORDERS = ("diverse", "turns", "score")
 ANSWER_POINTS = 3  # a separating term the purpose's answers hold
 INTENT_POINTS = 1  # a separating term only its intent holds
+# A skill-rules.json trigger that fires is its author saying "this prompt is for me": it counts
+# as two of the rarest words, so that it outweighs one document sharing a couple of the words.
+TRIGGER_WORDS = 2
 SILENCE = {
     "no_terms": "The task carries no term to route on.",
     "no_purpose_matched": "No entry of the catalog serves the purpose the filter names.",
@@ -211,13 +214,13 @@ def _ranked(
 ) -> tuple[list[Candidate], int]:
     """Return the admitted entries the scoring terms or a trigger reach, best first (path on
     ties), only the first `keep` when given, and how many were reached. Each trigger that
-    fired adds the idf of a term one entry holds: a declared trigger counts as a rare
-    word, on top of its words' own matches."""
+    fired adds TRIGGER_WORDS times the idf of a term one entry holds, on top of its words'
+    own matches."""
     # fired entries are scored on every term, so that pruning cannot leave them half-scored
     totals = rank.scores(index, scoring, None if keep is None else keep + len(fired), fired)
     unit = weight.idf(max(index.size, 1), 1)
     for slot, hits in fired.items():
-        totals[slot] = totals.get(slot, 0.0) + unit * len(hits)
+        totals[slot] = totals.get(slot, 0.0) + TRIGGER_WORDS * unit * len(hits)
     if keep is not None and len(totals) > keep:
         # the best `keep` by score, and whatever ties the last of them (path breaks ties)
         floor = heapq.nlargest(keep, totals.values())[-1]

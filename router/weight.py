@@ -11,8 +11,7 @@ file at a time ranks exactly as one loaded cold.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 # Per tier: structured, family_text, open_first, notes, body. A body match never outweighs
 # the same term in a title or summary, and routing fields weigh most (DESIGN 5.1).
@@ -21,18 +20,31 @@ TIER_WEIGHTS = (4.0, 3.0, 1.5, 1.5, 1.0)
 # occurrences for less.
 REFERENCE_LENGTHS = (12.0, 30.0, 20.0, 20.0, 400.0)
 K1 = 1.2
-B = 0.3
+# Per tier, how far a tier's length discounts its counts. Fields are short and their length
+# says little; a body's length says how much else it is about (BM25's usual 0.75).
+B = (0.3, 0.3, 0.3, 0.3, 0.75)
+# What one occurrence in a field counts, as a share of the tier's weight, where not 1. An id
+# or a file path mostly repeats the title's words (slug ids, file names): counted in full,
+# a slug's title would count three times against a numbered record's once.
+FIELD_SHARES = {"id": 0.25, "path": 0.25}
 
 
-def impacts(tiers: Sequence[Counter[str]]) -> dict[str, float]:
+def share(field: str) -> float:
+    """Return what one occurrence of a term in `field` counts within its tier."""
+    return FIELD_SHARES.get(field, 1.0)
+
+
+def impacts(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
     """Return stem -> saturated BM25F term frequency for one entry, from its per-tier stem
-    counts (in TIER_WEIGHTS' order). The idf is applied at query time."""
+    counts (in TIER_WEIGHTS' order, each occurrence counted at its field's share). The idf
+    is applied at query time."""
     pseudo: dict[str, float] = {}
     for tier, counts in enumerate(tiers):
         if not counts:
             continue
         length = sum(counts.values())
-        norm = TIER_WEIGHTS[tier] / (1 - B + B * length / REFERENCE_LENGTHS[tier])
+        b = B[tier]
+        norm = TIER_WEIGHTS[tier] / (1 - b + b * length / REFERENCE_LENGTHS[tier])
         for stem, n in counts.items():
             pseudo[stem] = pseudo.get(stem, 0.0) + n * norm
     return {stem: tf * (K1 + 1) / (tf + K1) for stem, tf in pseudo.items()}
