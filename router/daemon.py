@@ -54,7 +54,8 @@ class Service:
         self.routes = 0
         self.updates = 0
         self.stop = threading.Event()
-        self.recorder = route_handler.Recorder(places.state, places.key)
+        self._pending = threading.local()  # per request thread: log lines not yet written
+        self.recorder = route_handler.Recorder(places.state, places.key, defer=self._defer)
         self.routes_table: dict[str, dict[str, Handler]] = {
             "/v1/route": {"POST": Service.route},
             "/v1/explain": {"POST": Service.explain},
@@ -67,6 +68,19 @@ class Service:
         }
 
     # -- dispatch ----------------------------------------------------------------------------
+
+    def _defer(self, job: Callable[[], None]) -> None:
+        jobs: list[Callable[[], None]] = getattr(self._pending, "jobs", [])
+        jobs.append(job)
+        self._pending.jobs = jobs
+
+    def after(self) -> None:
+        """Write the shadow lines of this thread's last request (called once its answer is
+        sent); each job reports its own failure, so this never raises."""
+        jobs: list[Callable[[], None]] = getattr(self._pending, "jobs", [])
+        self._pending.jobs = []
+        for job in jobs:
+            job()
 
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"

@@ -31,6 +31,9 @@ class Recorder:
     state: Path
     repo_id: str
     now: Callable[[], datetime.datetime] = utc_now
+    # Given, the line is handed to it instead of written: the daemon appends it once the
+    # answer is sent, so that no route waits on the log.
+    defer: Callable[[Callable[[], None]], None] | None = None
 
     def write(
         self,
@@ -47,12 +50,49 @@ class Recorder:
         skip: str | None = None,
         mode: str | None = None,
     ) -> None:
-        """Append one line; a log that cannot be written is reported on stderr, never
-        raised, so logging can never break a route or a hook."""
+        """Append one line (or hand it to `defer`); a log that cannot be written is
+        reported on stderr, never raised, so logging can never break a route or a hook."""
         mode = strictest(engine.config.shadow_mode, mode)
         if mode == "off":
             return
         at = self.now()
+
+        def append() -> None:
+            self._append(
+                at,
+                engine,
+                source,
+                task,
+                request,
+                document,
+                text,
+                injected,
+                elapsed,
+                plan,
+                skip,
+                mode,
+            )
+
+        if self.defer is not None:
+            self.defer(append)
+        else:
+            append()
+
+    def _append(
+        self,
+        at: datetime.datetime,
+        engine: Engine,
+        source: str,
+        task: str,
+        request: Mapping[str, Any],
+        document: Mapping[str, Any] | None,
+        text: str,
+        injected: bool,
+        elapsed: float,
+        plan: hook.Plan | None,
+        skip: str | None,
+        mode: str,
+    ) -> None:
         try:
             record = shadow.entry(
                 at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),

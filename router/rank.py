@@ -78,28 +78,39 @@ def scores(
     weighted: Sequence[Weighted],
     keep: int | None = None,
     must: Iterable[int] = (),
-) -> dict[int, float]:
-    """Return slot -> BM25F score of the entries the scoring terms reach.
+) -> tuple[dict[int, float], int]:
+    """Return slot -> BM25F score of the entries the scoring terms reach, and how many
+    entries were scored (those in `must` included).
 
     With `keep`, only the best `keep` entries must come out right (MaxScore): once `keep`
     entries score more than all the remaining, rarer-first terms could add to an entry
-    they alone reach, those terms only update the entries already reached. Without it,
-    every entry any term reaches is scored. The entries in `must` are scored on every term
-    whatever `keep` prunes (they come out at 0 when no term reaches them)."""
+    they alone reach, those terms only update the entries already reached, and an entry
+    that cannot reach the `keep`-th score even with every remaining term is dropped from
+    the scores (it still counts as reached). Without it, every entry any term reaches is
+    scored. The entries in `must` are scored on every term whatever `keep` prunes (they
+    come out at 0 when no term reaches them)."""
     ordered = sorted(weighted, key=lambda w: -w.idf)
     lists = [index.postings(w.term.stem) for w in ordered]
     # the most a term can add to one entry: its idf times its posting's largest impact
     rest = [0.0] * (len(ordered) + 1)
     for i in range(len(ordered) - 1, -1, -1):
         rest[i] = rest[i + 1] + ordered[i].idf * IMPACT_STEP * index.ceiling(ordered[i].term.stem)
-    acc: dict[int, float] = dict.fromkeys(must, 0.0)
+    kept = set(must)
+    acc: dict[int, float] = dict.fromkeys(kept, 0.0)
     get = acc.get
+    dropped = 0
     pruned = False  # once true it stays so: the remaining bound only falls, the k-th only rises
     for i, w in enumerate(ordered):
         slots, impacts = lists[i]
         idf = w.idf * IMPACT_STEP
-        if not pruned and keep is not None and len(acc) >= keep:
-            pruned = _kth(acc, keep) > rest[i]
+        if keep is not None and len(acc) > keep:
+            kth = _kth(acc, keep)
+            pruned = pruned or kth > rest[i]
+            if pruned:
+                hopeless = [s for s, v in acc.items() if v + rest[i] < kth and s not in kept]
+                for slot in hopeless:
+                    del acc[slot]
+                dropped += len(hopeless)
         if pruned:
             _update_reached(acc, slots, impacts, idf)
         elif not acc:
@@ -108,7 +119,7 @@ def scores(
         else:
             for slot, impact in zip(slots, impacts, strict=True):
                 acc[slot] = get(slot, 0.0) + idf * impact
-    return acc
+    return acc, len(acc) + dropped
 
 
 def _kth(acc: dict[int, float], keep: int) -> float:

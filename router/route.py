@@ -217,7 +217,7 @@ def _ranked(
     fired adds TRIGGER_WORDS times the idf of a term one entry holds, on top of its words'
     own matches."""
     # fired entries are scored on every term, so that pruning cannot leave them half-scored
-    totals = rank.scores(index, scoring, None if keep is None else keep + len(fired), fired)
+    totals, scored = rank.scores(index, scoring, None if keep is None else keep + len(fired), fired)
     unit = weight.idf(max(index.size, 1), 1)
     for slot, hits in fired.items():
         totals[slot] = totals.get(slot, 0.0) + TRIGGER_WORDS * unit * len(hits)
@@ -234,7 +234,7 @@ def _ranked(
         e = index.slot(slot).entry
         if admitted(e):
             out.append(Candidate(-negative, e, slot))
-    return out, len(out) if keep is None else len(totals)
+    return out, len(out) if keep is None else scored
 
 
 def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:

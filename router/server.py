@@ -25,6 +25,9 @@ HOOK_PREFIX = "/v1/hook/"
 BODY_CAP = 1024 * 1024
 RELEVANCE_BODY_CAP = 4 * 1024 * 1024
 IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
+# An oversized body up to this size is read and dropped before the 413 goes out: a client
+# still sending when the connection closes gets a reset instead of the answer.
+DRAIN_LIMIT = 16 * 1024 * 1024
 
 
 class Dispatcher(Protocol):
@@ -34,6 +37,11 @@ class Dispatcher(Protocol):
 
     def dispatch(self, method: str, path: str, body: bytes, source: str = ...) -> tuple[int, Any]:
         """Return (status, document or text) for one request; never raise."""
+        ...
+
+    def after(self) -> None:
+        """Finish what the last request of this thread left for after its answer (the
+        shadow log); never raise."""
         ...
 
 
@@ -81,6 +89,17 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
+    def _drain(self, length: int) -> None:
+        """Read and drop `length` bytes of body (less when the client stops sending)."""
+        try:
+            while length > 0:
+                chunk = self.rfile.read(min(length, 65536))
+                if not chunk:
+                    return
+                length -= len(chunk)
+        except OSError:  # the idle timeout, or a client gone
+            return
+
     def senderror(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         self.close_connection = True
         self._answer(code, error("bad_http", message or "malformed HTTP request"))
@@ -110,13 +129,18 @@ class Handler(BaseHTTPRequestHandler):
             return
         if length > cap:
             self.close_connection = True  # the unread body must not be parsed as a request
+            if length <= DRAIN_LIMIT:
+                self._drain(length)
             self._answer(413, error("too_large", f"body of {length} bytes is over {cap}"))
             return
         body = self.rfile.read(length) if length else b""
         began = time.perf_counter()
         source = self.headers.get(SOURCE_HEADER) or "socket"
         status, document = service.dispatch(self.command, path, body, source[:40])
-        self._answer(status, document, time.perf_counter() - began)
+        try:
+            self._answer(status, document, time.perf_counter() - began)
+        finally:  # a client that hung up still gets its route logged
+            service.after()
         if path == "/v1/shutdown" and status == 200:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
 

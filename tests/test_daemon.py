@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from router import client
+from router import client, shadow
 
 from conftest import DEMO, heavy_imports, kroute
 
@@ -367,3 +368,25 @@ def test_a_root_created_after_start_is_watched(tmp_path: Path) -> None:
         "---\nid: DR-1\nsummary: responses are cached for five minutes\n---\n"
     )
     assert eventually(lambda: pointer_ids(target, "cached five minutes") == ["DR-1"])
+
+
+def test_a_route_is_logged_after_its_answer_even_when_the_client_hangs_up(
+    running: client.Target,
+) -> None:
+    directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), running.places.key)
+
+    def logged() -> list[str]:
+        return [r["task"] for r in shadow.read(directory)] if directory.exists() else []
+
+    assert curl(running, "/v1/route", "-d", '{"task": "rotate the webhook signing key"}')[0] == 200
+    assert eventually(lambda: logged() == ["rotate the webhook signing key"])
+    # a client that sends its request and closes without reading the answer
+    body = b'{"task": "retry a failed delivery"}'
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(running.places.socket))
+        sock.sendall(
+            b"POST /v1/route HTTP/1.1\r\nHost: kroute\r\nContent-Length: %d\r\n\r\n%s"
+            % (len(body), body)
+        )
+    assert eventually(lambda: logged()[-1:] == ["retry a failed delivery"])
+    assert pointer_ids(running, "rotate the webhook signing key")  # still serving

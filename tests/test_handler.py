@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,11 +30,18 @@ def repo(copy_tree: Callable[[Path], Path]) -> Path:
     return copy_tree(DEMO).resolve()
 
 
-def lines(repo: Path) -> list[dict]:  # type: ignore[type-arg]
+def lines(repo: Path, expected: int = 0) -> list[dict]:  # type: ignore[type-arg]
+    """Return the repository's shadow lines, once there are `expected` of them: the daemon
+    writes a line just after it answers."""
     directory = shadow.log_dir(
         Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
     )
-    return list(shadow.read(directory)) if directory.exists() else []
+    deadline = time.monotonic() + 10
+    while True:
+        found = list(shadow.read(directory)) if directory.exists() else []
+        if len(found) >= expected or time.monotonic() > deadline:
+            return found
+        time.sleep(0.02)
 
 
 def test_cli_socket_and_daemon_routes_each_add_one_line(repo: Path) -> None:
@@ -54,7 +62,7 @@ def test_cli_socket_and_daemon_routes_each_add_one_line(repo: Path) -> None:
         check=True,
         capture_output=True,
     )
-    records = lines(repo)
+    records = lines(repo, expected=3)
     assert [r["source"] for r in records] == ["cli", "cli", "socket"]
     for record in records:
         assert set(record) == FIELDS
@@ -86,7 +94,7 @@ def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) ->
     engine.version = "9.9.9"  # the same catalog, routed by a "later" engine that offers less
     for task in tasks:
         handler.route(engine, {"task": task, "budget": 1}, rec, "cli")
-    assert len(lines(repo)) == 6
+    assert len(lines(repo, expected=6)) == 6
 
     stats = json.loads(kroute("shadow", "stats", "--json", cwd=repo).stdout)
     assert stats["versions"] == [__version__, "9.9.9"]

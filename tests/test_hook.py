@@ -55,8 +55,15 @@ def target(repo: Path) -> client.Target:
 
 
 def log_lines(repo: Path) -> list[dict]:  # type: ignore[type-arg]
+    """Return the repository's shadow lines, once there is one: the daemon writes a line
+    just after it answers, so a hook can exit before its line lands."""
     directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), target(repo).places.key)
-    return list(shadow.read(directory)) if directory.exists() else []
+    deadline = time.monotonic() + 10
+    while True:
+        lines = list(shadow.read(directory)) if directory.exists() else []
+        if lines or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.02)
 
 
 @pytest.fixture

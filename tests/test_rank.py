@@ -16,7 +16,7 @@ def doc(ident: str, **fields: object) -> Entry:
 
 def ranked(index: Index, task: str, keep: int | None = None) -> list[tuple[float, str]]:
     scoring = rank.scoring(rank.weigh(index, term.of_task(task)), index.size)
-    scores = rank.scores(index, scoring, keep)
+    scores, _ = rank.scores(index, scoring, keep)
     return sorted((-s, index.slot(slot).entry.path) for slot, s in scores.items())
 
 

@@ -18,7 +18,7 @@ def lacking(entries: list[Entry], task: str, anchored: bool = False) -> tuple[st
     index = Index(entries)
     weighted = rank.weigh(index, term.of_task(task))
     scoring = rank.scoring(weighted, index.size)
-    scores = rank.scores(index, scoring)
+    scores, _ = rank.scores(index, scoring)
     top = sorted(scores, key=lambda s: -scores[s])[: silence.LOOK]
     return silence.lacking(
         index, weighted, top, lambda s: rank.reach(index, s, scoring, False), anchored
