@@ -50,8 +50,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from router import __version__, client, config
-from router.engine import Engine
+from router import __version__
+from router.core import config
+from router.runtime.engine import Engine
+from router.serve import client
 
 SEED = 20261130
 ROWS_PER_JSON = 100
@@ -892,7 +894,7 @@ LABELLED = Path(__file__).resolve().parents[1] / "fixtures" / "intent" / "labell
 def bench_intent(count: int = 10_000) -> str:
     """Return how long classifying `count` queries (the labelled set, cycled) takes in
     process, best of three."""
-    from router import intent
+    from router.filters import intent
 
     texts = [json.loads(line)["text"] for line in LABELLED.read_text().splitlines() if line]
     work = list(itertools.islice(itertools.cycle(texts), count))

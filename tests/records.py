@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from router import shadow
+from router.logbook import shadow
 
 FILTERS = {"cluster": None, "domain": None, "kind": None, "purpose": None}
 REQUEST = {"filters": FILTERS, "budget": 5, "order": "diverse", "strategy": None, "paths": []}

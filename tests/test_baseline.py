@@ -1,9 +1,9 @@
-"""The plain BM25 baseline (router.baseline) that judged sets report beside the router."""
+"""The plain BM25 baseline (router.core.baseline) that judged sets report beside the router."""
 
 from __future__ import annotations
 
-from router.baseline import Bm25
-from router.entry import Entry, Section
+from router.core.baseline import Bm25
+from router.core.entry import Entry, Section
 
 
 def doc(ident: str, **fields: object) -> Entry:

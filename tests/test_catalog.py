@@ -1,5 +1,5 @@
 """Loading catalogs from real files: formats, diagnostics, refresh, fingerprint, corpora
-(router.catalog, DESIGN 4.1 and 4.2)."""
+(router.core.catalog, DESIGN 4.1 and 4.2)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from router import catalog, config, diagnostic
-from router.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog
-from router.config import Config
-from router.diagnostic import Diagnostic
-from router.index import Index
+from router.core import catalog, config, diagnostic
+from router.core.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog
+from router.core.config import Config
+from router.core.diagnostic import Diagnostic
+from router.core.index import Index
 
 from conftest import CORPORA, DEMO, FIXTURES, kroute
 
@@ -573,7 +573,7 @@ def test_fingerprint_changes_with_an_entry_and_not_otherwise(tmp_path: Path) -> 
 
 
 def test_fingerprint_follows_entry_order() -> None:
-    from router.entry import Entry
+    from router.core.entry import Entry
 
     a = Entry(id="a", kind="doc", path="a.md", file="a.md")
     b = Entry(id="b", kind="doc", path="b.md", file="b.md")

@@ -1,4 +1,4 @@
-"""kroute.toml: discovery, loading and every ConfigError (router.config)."""
+"""kroute.toml: discovery, loading and every ConfigError (router.core.config)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from router import config
-from router.config import DEFAULT_ROOTS, discover
-from router.errors import ConfigError
+from router.base.errors import ConfigError
+from router.core import config
+from router.core.config import DEFAULT_ROOTS, discover
 
 from conftest import DEMO, FIXTURES
 

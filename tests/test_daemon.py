@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from router import client, shadow
+from router.logbook import shadow
+from router.serve import client
 
 from conftest import DEMO, heavy_imports, kroute
 
@@ -201,7 +202,7 @@ def test_status_stop_and_precise_messages(repo: Path) -> None:
 
 def test_a_daemon_of_another_version_is_replaced(repo: Path) -> None:
     code = (
-        "import os, sys; from pathlib import Path; from router import config, daemon; "
+        "import os, sys; from pathlib import Path; from router.core import config; from router.serve import daemon; "
         "sys.exit(daemon.serve(config.load(Path('kroute.toml').resolve()), os.environ, version='0.0.0-old'))"
     )
     old = subprocess.Popen(
@@ -252,7 +253,7 @@ def test_connections_from_another_user_are_refused(running: client.Target) -> No
 
 
 def test_client_module_imports_only_the_standard_library() -> None:
-    assert heavy_imports("router.client") == []
+    assert heavy_imports("router.serve.client") == []
 
 
 HEADLINE = Path(__file__).parents[1] / "fixtures" / "relevance" / "headline.json"

@@ -8,9 +8,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from router import config
-from router.engine import Engine
-from router.errors import RequestError
+from router.base.errors import RequestError
+from router.core import config
+from router.runtime.engine import Engine
 
 from conftest import DEMO
 

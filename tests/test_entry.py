@@ -1,4 +1,4 @@
-"""The field mapping from each catalog format to entries (router.entry, DESIGN 4.1)."""
+"""The field mapping from each catalog format to entries (router.core.entry, DESIGN 4.1)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from collections.abc import Mapping
 
 import pytest
 
-from router import pattern
-from router.entry import Entry, FieldError, Note, Routing, from_annex, from_front_matter
-from router.frontmatter import parse
+from router.core import pattern
+from router.core.entry import Entry, FieldError, Note, Routing, from_annex, from_front_matter
+from router.core.frontmatter import parse
 
 
 def md(meta: Mapping[str, object], path: str = "docs/x.md", shelf: str | None = None) -> Entry:

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from router import config, evaluate
-from router.engine import Engine
-from router.errors import EvalError
+from router.base.errors import EvalError
+from router.core import config
+from router.runtime import evaluate
+from router.runtime.engine import Engine
 
 from conftest import DEMO, FIXTURES
 

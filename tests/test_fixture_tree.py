@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from router import config, render
-from router.engine import Engine
+from router.core import config, render
+from router.runtime.engine import Engine
 
 from conftest import FIXTURES
 

@@ -1,4 +1,4 @@
-"""YAML front matter: split, parse, and Cursor's lenient globs (router.frontmatter)."""
+"""YAML front matter: split, parse, and Cursor's lenient globs (router.core.frontmatter)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router.frontmatter import MAX_ALIASES, FrontMatter, FrontMatterError, parse, split
+from router.core.frontmatter import MAX_ALIASES, FrontMatter, FrontMatterError, parse, split
 
 from conftest import CORPORA, FIXTURES
 

@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from router import __version__, client, config, handler, paths, shadow
-from router.engine import Engine
+from router import __version__
+from router.base import paths
+from router.core import config
+from router.logbook import shadow
+from router.runtime.engine import Engine
+from router.serve import client, handler
 
 from conftest import DEMO, kroute
 

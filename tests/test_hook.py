@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from router import __version__, client, hook, shadow
+from router import __version__
+from router.integrations import hook
+from router.logbook import shadow
+from router.serve import client
 
 from conftest import DEMO, FIXTURES, REPO, heavy_imports, kroute
 
@@ -271,7 +274,7 @@ def test_pipe_hook(daemon: Path) -> None:
 
 
 def test_hook_module_imports_only_the_standard_library() -> None:
-    assert heavy_imports("router.hook") == []
+    assert heavy_imports("router.integrations.hook") == []
 
 
 def test_plan_reads_snake_and_camel_case() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from router import install
+from router.integrations import install
 
 from conftest import DEMO, kroute
 

@@ -1,4 +1,4 @@
-"""Intent classifier (router.intent): cues, confidence, fallback, skips, taper, config, eval."""
+"""Intent classifier (router.filters.intent): cues, confidence, fallback, skips, taper, config, eval."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router.cue import CUES, STRATEGIES
-from router.errors import ConfigError, EvalError
-from router.intent import (
+from router.base.errors import ConfigError, EvalError
+from router.filters.cue import CUES, STRATEGIES
+from router.filters.intent import (
     DEFAULTS,
     Intent,
     StrategyDefaults,
@@ -69,7 +69,7 @@ def test_every_cue_names_a_known_strategy_and_a_weight() -> None:
 
 
 def test_identifiers_and_literals_are_lexical_evidence() -> None:
-    for ident in ("parse_front_matter", "CatalogError", "router.score", "src/app/main.py"):
+    for ident in ("parse_front_matter", "CatalogError", "router.core.score", "src/app/main.py"):
         assert "identifier" in classify(f"any docs on {ident}").cues
     assert "backtick-literal" in classify("docs on `x y`").cues
     assert "quoted-literal" in classify("docs that say 'fail open'").cues

@@ -1,4 +1,4 @@
-"""Judged sets (router.judged): metrics, matching by id or path end, orders side by side."""
+"""Judged sets (router.runtime.judged): metrics, matching by id or path end, orders side by side."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from router import config, judged
-from router.engine import Engine
-from router.errors import EvalError
+from router.base.errors import EvalError
+from router.core import config
+from router.runtime import judged
+from router.runtime.engine import Engine
 
 from conftest import FIXTURES
 

@@ -1,4 +1,4 @@
-"""Reading decision records as real repositories write them (router.markdown).
+"""Reading decision records as real repositories write them (router.core.markdown).
 
 The files under fixtures/adr are copied verbatim from ten public repositories (see
 fixtures/adr/LICENSE.md); the last test reads the whole shared corpus when it is present.
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router.markdown import (
+from router.core.markdown import (
     SUMMARY_MAX_CHARS,
     Document,
     is_index_page,

@@ -1,11 +1,11 @@
-"""Path globs for shelves, `exclude` and `governs` (router.pattern)."""
+"""Path globs for shelves, `exclude` and `governs` (router.core.pattern)."""
 
 from __future__ import annotations
 
 import pytest
 
-from router import pattern
-from router.pattern import clean, covers, is_universal
+from router.core import pattern
+from router.core.pattern import clean, covers, is_universal
 
 
 def cases(pat: str, yes: list[str], no: list[str]) -> list[tuple[str, str, bool]]:

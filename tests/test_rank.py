@@ -1,13 +1,13 @@
-"""The route ranker (router.rank): BM25F scores, the MaxScore top-k, what reached an entry."""
+"""The route ranker (router.core.rank): BM25F scores, the MaxScore top-k, what reached an entry."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router import rank, term
-from router.entry import Entry, Section
-from router.index import Index
+from router.core import rank, term
+from router.core.entry import Entry, Section
+from router.core.index import Index
 
 
 def doc(ident: str, **fields: object) -> Entry:

@@ -1,4 +1,4 @@
-"""Relevance filter (router.relevance, DESIGN 8)."""
+"""Relevance filter (router.filters.relevance, DESIGN 8)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from router.errors import RequestError
-from router.relevance import (
+from router.base.errors import RequestError
+from router.filters.relevance import (
     DEFAULT_THRESHOLD,
     STOPWORDS,
     Chunk,

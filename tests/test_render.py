@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from router import render, route
-from router.entry import Entry
-from router.index import Index
+from router.core import render, route
+from router.core.entry import Entry
+from router.core.index import Index
 
 EM = "\u2014"
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from router import config, report, review, shadow
-from router.engine import Engine
+from router.core import config
+from router.logbook import report, review, shadow
+from router.runtime.engine import Engine
 
 from conftest import DEMO, FIXTURES, REPO
 from records import REQUEST, document, record
@@ -323,7 +324,7 @@ def test_latency_buckets_are_log_spaced() -> None:
 
 def test_the_shadow_modules_print_nothing_and_read_no_clock() -> None:
     for name in ("shadow.py", "review.py", "report.py"):
-        source = (REPO / "router" / name).read_text()
+        source = (REPO / "router" / "logbook" / name).read_text()
         for banned in ("print(", "import click", "os.environ", "time.time", "datetime.now"):
             assert banned not in source, (name, banned)
     assert os.path.isfile(FIXTURES / "shadow" / "README.md")

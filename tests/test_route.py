@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from router import route
-from router.entry import Entry, Routing
-from router.errors import RequestError
-from router.index import Index
-from router.taxonomy import Purpose, Taxonomy
+from router.base.errors import RequestError
+from router.core import route
+from router.core.entry import Entry, Routing
+from router.core.index import Index
+from router.core.taxonomy import Purpose, Taxonomy
 
 
 def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object) -> Entry:

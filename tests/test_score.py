@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from router import score
-from router.entry import Entry, Note, Routing
-from router.index import Index
+from router.core import score
+from router.core.entry import Entry, Note, Routing
+from router.core.index import Index
 
 
 def row(ident: str, **fields: object) -> Entry:
@@ -55,7 +55,7 @@ def test_phrase_needs_word_boundaries() -> None:
 
 
 def _field(value: str):  # type: ignore[no-untyped-def]
-    from router.index import fields_of
+    from router.core.index import fields_of
 
     return next(f for f in fields_of(doc("x", summary=value)) if f.name == "summary")
 

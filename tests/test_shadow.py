@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from router import review, shadow
+from router.logbook import review, shadow
 
 from conftest import FIXTURES, REPO
 from records import FILTERS, REQUEST, document, read_all, record
@@ -60,7 +60,7 @@ def test_append_and_read_round_trip(tmp_path: Path) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from router import shadow
+from router.logbook import shadow
 path, worker, go = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 deadline = time.monotonic() + 60
 while not go.exists() and time.monotonic() < deadline:

@@ -1,10 +1,10 @@
-"""Silence for the route as a whole (router.silence)."""
+"""Silence for the route as a whole (router.core.silence)."""
 
 from __future__ import annotations
 
-from router import rank, silence, term
-from router.entry import Entry
-from router.index import Index
+from router.core import rank, silence, term
+from router.core.entry import Entry
+from router.core.index import Index
 
 
 def doc(ident: str, **fields: object) -> Entry:

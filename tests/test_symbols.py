@@ -1,4 +1,4 @@
-"""Symbol extraction per language (router.symbols)."""
+"""Symbol extraction per language (router.filters.symbols)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from router.symbols import Symbols, classify, defined, imported
+from router.filters.symbols import Symbols, classify, defined, imported
 
 # --- required cases ------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Purposes, kinds and shelves (router.taxonomy, DESIGN 4.4)."""
+"""Purposes, kinds and shelves (router.core.taxonomy, DESIGN 4.4)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import tomllib
 
 import pytest
 
-from router.errors import ConfigError
-from router.taxonomy import (
+from router.base.errors import ConfigError
+from router.core.taxonomy import (
     IMPLICIT_PURPOSE,
     Purpose,
     Taxonomy,

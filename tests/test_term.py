@@ -1,4 +1,4 @@
-"""Route terms (router.term): function words, path syntax, plural stems."""
+"""Route terms (router.core.term): function words, path syntax, plural stems."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from router import term
+from router.core import term
 
 
 @pytest.mark.parametrize(

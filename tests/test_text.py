@@ -1,4 +1,4 @@
-"""Text normalization, tokens, phrases and path readings (router.text, DESIGN 4.3 and 6.2)."""
+"""Text normalization, tokens, phrases and path readings (router.core.text, DESIGN 4.3 and 6.2)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from router.text import (
+from router.core.text import (
     MIN_TOKEN_CHARS,
     STOPWORDS,
     holds_phrase,

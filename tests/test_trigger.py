@@ -1,4 +1,4 @@
-"""Skill triggers from skill-rules.json (router.trigger): parsing, phrase and intent
+"""Skill triggers from skill-rules.json (router.core.trigger): parsing, phrase and intent
 matching, and the safety check that keeps user regexes from hanging the daemon."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from router.text import normalize
-from router.trigger import (
+from router.core.text import normalize
+from router.core.trigger import (
     DEFAULT_ENFORCEMENT,
     DEFAULT_PRIORITY,
     ERROR,
@@ -100,7 +100,7 @@ def test_demo_file_parses_cleanly_into_rules_for_existing_skills() -> None:
 
 
 def test_demo_path_patterns_name_real_files() -> None:
-    from router import pattern
+    from router.core import pattern
 
     files = [p.relative_to(DEMO).as_posix() for p in DEMO.rglob("*") if p.is_file()]
     for r in demo().values():

@@ -1,12 +1,12 @@
-"""BM25F weights (router.weight): tiers, saturation, fixed reference lengths, idf."""
+"""BM25F weights (router.core.weight): tiers, saturation, fixed reference lengths, idf."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
 
-from router import weight
-from router.index import BODY, FAMILY_TEXT, STRUCTURED, TIER_NAMES
+from router.core import weight
+from router.core.index import BODY, FAMILY_TEXT, STRUCTURED, TIER_NAMES
 
 
 def tiers(**by_tier: Counter[str]) -> list[Counter[str]]:

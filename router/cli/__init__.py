@@ -14,9 +14,10 @@ from typing import Any
 import click
 import orjson
 
-from router import __version__, config
-from router.config import Config
-from router.errors import KrouteError
+from router import __version__
+from router.base.errors import KrouteError
+from router.core import config
+from router.core.config import Config
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 

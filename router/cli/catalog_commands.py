@@ -12,16 +12,7 @@ from typing import Any
 
 import click
 
-from router import (
-    client,
-    config,
-    evaluate,
-    handler,
-    intent,
-    relevance,
-    render,
-)
-from router import judged as judged_set
+from router.base.errors import DaemonError, EvalError, KrouteError
 from router.cli import (
     catalog_option,
     color_wanted,
@@ -31,9 +22,13 @@ from router.cli import (
     main,
     resolve_config,
 )
-from router.config import Config
-from router.engine import Engine, strategy_defaults
-from router.errors import DaemonError, EvalError, KrouteError
+from router.core import config, render
+from router.core.config import Config
+from router.filters import intent, relevance
+from router.runtime import evaluate
+from router.runtime import judged as judged_set
+from router.runtime.engine import Engine, strategy_defaults
+from router.serve import client, handler
 
 # -- commands ----------------------------------------------------------------------------------
 

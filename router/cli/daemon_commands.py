@@ -11,14 +11,8 @@ from typing import Any
 
 import click
 
-from router import (
-    __version__,
-    client,
-    daemon,
-    gitstage,
-    handler,
-)
-from router import install as install_module
+from router import __version__
+from router.base.errors import DaemonError, KrouteError
 from router.cli import (
     catalog_option,
     config_option,
@@ -27,8 +21,10 @@ from router.cli import (
     main,
     resolve_config,
 )
-from router.engine import Engine
-from router.errors import DaemonError, KrouteError
+from router.integrations import gitstage
+from router.integrations import install as install_module
+from router.runtime.engine import Engine
+from router.serve import client, daemon, handler
 
 # -- the daemon --------------------------------------------------------------------------------
 

@@ -9,11 +9,8 @@ from typing import Any
 
 import click
 
-from router import (
-    paths,
-    review,
-    shadow,
-)
+from router.base import paths
+from router.base.errors import KrouteError
 from router.cli import (
     catalog_option,
     config_option,
@@ -22,8 +19,8 @@ from router.cli import (
     main,
     resolve_config,
 )
-from router.engine import Engine
-from router.errors import KrouteError
+from router.logbook import review, shadow
+from router.runtime.engine import Engine
 
 # -- the shadow log ----------------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""The base layer: typed errors and the places kroute keeps its files."""

@@ -1,0 +1,1 @@
+"""The pure core: catalog reading, the index, ranking, route assembly and rendering."""

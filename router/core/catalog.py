@@ -1,0 +1,309 @@
+"""The catalog: files under the roots -> entries + diagnostics (DESIGN 4.1, 4.2).
+
+Loading never stops on a bad file: it becomes a diagnostic. `refresh` re-reads only the
+files that changed and keeps a file's last good entries (marked stale) when its new version
+is broken, which is what the daemon serves while someone is mid-edit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import orjson
+
+from router.core import diagnostic, document, entry, pattern, trigger
+from router.core.config import Config
+from router.core.diagnostic import ERROR, WARNING, Diagnostic, FileResult, result
+from router.core.entry import Entry
+
+MAX_FILE_BYTES = 1024 * 1024
+# Tool caches and version-control internals are never catalogs.
+SKIP_DIRS = frozenset(
+    (
+        ".git .hg .svn node_modules .venv venv __pycache__ .mypy_cache .pytest_cache "
+        ".ruff_cache .tox"
+    ).split()
+)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every entry the router can offer: per-file results, and (derived on first use) the
+    entries in path order with ids unique, and every diagnostic.
+
+    The fingerprint combines per-file digests by XOR, so a refresh updates it from the files
+    that changed instead of re-hashing the whole catalog."""
+
+    files: Mapping[str, FileResult] = field(default_factory=dict)
+    walk: tuple[Diagnostic, ...] = ()  # problems found while walking (escaping symlinks)
+    mix: int = 0  # XOR of the files' digests
+    stale_files: frozenset[str] = frozenset()  # kept apart: every route reports the count
+
+    @property
+    def fingerprint(self) -> str:
+        """Return a short hash of every routed field of every entry."""
+        return f"{self.mix:016x}"
+
+    @cached_property
+    def resolved(self) -> tuple[tuple[Entry, ...], tuple[Diagnostic, ...]]:
+        """Return (entries, duplicate-id diagnostics): the first entry of an id by path order
+        wins; the others are reported. A skill-rules.json rule is not a duplicate of the
+        skill it names: its triggers join that skill's entry (`entry.merged`)."""
+        problems: list[Diagnostic] = []
+        declared: dict[str, list[Entry]] = {}
+        for path in sorted(self.files):
+            for item in self.files[path].entries:
+                same = declared.setdefault(item.id, [])
+                first = next((e for e in same if not entry.is_trigger(e)), None)
+                if first is not None and not entry.is_trigger(item):
+                    problems.append(
+                        Diagnostic(
+                            path,
+                            f"id `{item.id}` is already used by {first.path}; "
+                            "this entry is skipped (give it a unique id)",
+                        )
+                    )
+                    continue
+                same.append(item)
+        # path order, a merged skill where its own file stands
+        entries = sorted((entry.merged(items) for items in declared.values()), key=_file)
+        return tuple(entries), tuple(problems)
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        """Return the entries in path order, ids unique."""
+        return self.resolved[0]
+
+    @cached_property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """Return every diagnostic: walk problems, then per file in path order, then ids."""
+        out = list(self.walk)
+        for path in sorted(self.files):
+            out.extend(self.files[path].diagnostics)
+        out.extend(self.resolved[1])
+        return tuple(out)
+
+    @cached_property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """Return the error diagnostics."""
+        return tuple(d for d in self.diagnostics if d.severity == ERROR)
+
+    @cached_property
+    def stale(self) -> tuple[str, ...]:
+        """Return the ids of entries served from a broken file's last good version."""
+        return tuple(e.id for path in sorted(self.stale_files) for e in self.files[path].entries)
+
+
+def _file(item: Entry) -> str:
+    return item.file
+
+
+def load(config: Config) -> Catalog:
+    """Return the catalog under the config's roots. Never raises for a bad file."""
+    walk_problems: list[Diagnostic] = []
+    files = {relpath: read(config, relpath) for relpath in _walk(config, walk_problems)}
+    if not any((config.root / pattern.clean(r)).exists() for r in config.roots):
+        named = ", ".join(config.roots)
+        walk_problems.append(
+            Diagnostic(
+                ".",
+                f"none of the catalog roots exists ({named}); set `roots` in kroute.toml",
+                WARNING,
+            )
+        )
+    return assemble(files, walk_problems)
+
+
+def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalog:
+    """Return `previous` with the files in `changed` (repository-relative) re-read.
+
+    A file that is gone or no longer in the catalog drops its entries; a file that turned
+    broken keeps its previous entries, marked stale, beside its new diagnostic. Costs what
+    the changed files cost, not what the catalog holds."""
+    files = dict(previous.files)
+    mix = previous.mix
+    stale = set(previous.stale_files)
+    for relpath in {pattern.clean(p) for p in changed}:
+        old = files.pop(relpath, None)
+        stale.discard(relpath)
+        if old is not None:
+            mix ^= old.digest
+        absolute = config.root / relpath
+        if (
+            not absolute.is_file()
+            or not is_catalog_path(config, relpath)
+            or _escapes(config, relpath)
+        ):
+            continue
+        fresh = read(config, relpath)
+        if fresh.broken and old is not None and old.entries:
+            fresh = FileResult(old.entries, fresh.diagnostics, stale=True, digest=old.digest)
+            stale.add(relpath)
+        files[relpath] = fresh
+        mix ^= fresh.digest
+    # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
+    walk = tuple(d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink())
+    return Catalog(files, walk, mix, frozenset(stale))
+
+
+def assemble(files: Mapping[str, FileResult], walk: Iterable[Diagnostic] = ()) -> Catalog:
+    """Return the catalog of per-file results."""
+    mix = 0
+    for one in files.values():
+        mix ^= one.digest
+    stale = frozenset(path for path, one in files.items() if one.stale)
+    return Catalog(dict(files), tuple(walk), mix, stale)
+
+
+def format_of(relpath: str) -> str | None:
+    """Return the catalog format a file name implies, or None for files never read."""
+    name = relpath.rsplit("/", 1)[-1]
+    if name.endswith(".mdc"):
+        return "rule"
+    if name == "SKILL.md":
+        return "skill"
+    if name.endswith(".instructions.md"):
+        return "instruction"
+    if name.endswith(".md"):
+        return "markdown"
+    if name.endswith(".json"):
+        return "json"
+    return None
+
+
+def is_catalog_path(config: Config, relpath: str) -> bool:
+    """Return whether a repository-relative file path belongs to the catalog."""
+    if format_of(relpath) is None:
+        return False
+    if any(part in SKIP_DIRS for part in relpath.split("/")[:-1]):
+        return False
+    if any(pattern.covers(glob, relpath) for glob in config.exclude):
+        return False
+    return any(_under(relpath, root) for root in config.roots)
+
+
+def read(config: Config, relpath: str) -> FileResult:
+    """Return the entries and diagnostics of one catalog file. Never raises."""
+    absolute = config.root / relpath
+    try:
+        size = absolute.stat().st_size
+        if size > MAX_FILE_BYTES:
+            return diagnostic.only(
+                relpath, f"file is {size} bytes, over the 1 MiB limit; skipped", WARNING
+            )
+        raw = absolute.read_bytes()
+    except OSError as error:
+        return diagnostic.only(relpath, f"cannot read the file: {error.strerror}")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        return diagnostic.only(
+            relpath, f"not UTF-8 (byte 0x{raw[error.start]:02x}); save it as UTF-8", line=line
+        )
+    fmt = format_of(relpath)
+    if fmt == "json":
+        return _read_json(config, relpath, raw.removeprefix(b"\xef\xbb\xbf"))
+    assert fmt is not None
+    return document.read(config, relpath, text, fmt)
+
+
+def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        return diagnostic.only(relpath, f"not valid JSON: {error.msg}", line=error.lineno)
+    if trigger.is_rules_file(relpath):
+        rules, problems = trigger.parse(document)
+        notes = [Diagnostic(relpath, f"{p.where}: {p.problem}", p.severity) for p in problems]
+        return result(relpath, (entry.from_rule(r, relpath) for r in rules), notes)
+    if not isinstance(document, dict) or "annexes" not in document:
+        return FileResult()  # not a catalog file
+    rows = document["annexes"]
+    if not isinstance(rows, list):
+        return diagnostic.only(relpath, "`annexes` must be a list of annex objects")
+    entries: list[Entry] = []
+    diagnostics: list[Diagnostic] = []
+    for place, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            diagnostics.append(Diagnostic(relpath, f"annexes[{place}] is not an object"))
+            continue
+        try:
+            item = entry.from_annex(row, relpath, place)
+        except entry.FieldError as error:
+            diagnostics.append(Diagnostic(relpath, f"annexes[{place}]: {error}; row skipped"))
+            continue
+        entries.append(item)
+    return result(relpath, entries, diagnostics)
+
+
+def _under(relpath: str, root: str) -> bool:
+    root = pattern.clean(root)
+    return root in ("", ".") or relpath == root or relpath.startswith(root + "/")
+
+
+def _walk(config: Config, problems: list[Diagnostic]) -> list[str]:
+    """Return the repository-relative catalog files under the roots, sorted."""
+    base = config.root
+    found: set[str] = set()
+    for root in config.roots:
+        top = base / pattern.clean(root) if pattern.clean(root) not in ("", ".") else base
+        if top.is_file():
+            rel = _relative(base, top)
+            if rel is not None and is_catalog_path(config, rel):
+                found.add(rel)
+            continue
+        for directory, dirnames, filenames in os.walk(top):
+            here = Path(directory)
+            keep = []
+            for name in sorted(dirnames):
+                child = here / name
+                if name in SKIP_DIRS:
+                    continue
+                if child.is_symlink():
+                    if _relative(top, child.resolve()) is None:
+                        problems.append(_escape(base, child))
+                    continue
+                keep.append(name)
+            dirnames[:] = keep
+            for name in filenames:
+                child = here / name
+                rel = _relative(base, child)
+                if rel is None or not is_catalog_path(config, rel):
+                    continue
+                if child.is_symlink() and _relative(top, child.resolve()) is None:
+                    problems.append(_escape(base, child))
+                    continue
+                found.add(rel)
+    return sorted(found)
+
+
+def _escapes(config: Config, relpath: str) -> bool:
+    """Return whether a catalog file resolves outside every root that holds it."""
+    absolute = config.root / relpath
+    resolved = absolute.resolve()
+    for root in config.roots:
+        top = (config.root / pattern.clean(root)).resolve()
+        if _under(relpath, root) and _relative(top, resolved) is not None:
+            return False
+    return True
+
+
+def _escape(base: Path, link: Path) -> Diagnostic:
+    rel = _relative(base, link) or str(link)
+    return Diagnostic(rel, "symlink leads outside its catalog root; skipped", WARNING)
+
+
+def _relative(base: Path, path: Path) -> str | None:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        resolved = path.resolve()
+        try:
+            return resolved.relative_to(base.resolve()).as_posix()
+        except ValueError:
+            return None

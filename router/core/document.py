@@ -1,0 +1,144 @@
+"""A Markdown file -> its entry: front matter, headings, sections and body (DESIGN 4.1).
+
+Front matter gives the fields it has; the body gives the rest (MADR keeps its title in a
+heading and its status in a section) and is indexed as the lowest tier. A document without
+front matter is read from its headings, as adr-tools and MADR write them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from dataclasses import replace
+
+from router.core import entry, frontmatter, markdown
+from router.core.config import Config
+from router.core.diagnostic import INFO, WARNING, Diagnostic, FileResult, result
+from router.core.diagnostic import only as _only
+from router.core.entry import Entry
+
+
+def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
+    """Return the entry and diagnostics of one Markdown file (any format: plain, front
+    matter, SKILL.md, rule, instruction). Never raises."""
+    name = relpath.rsplit("/", 1)[-1]
+    if fmt == "markdown" and markdown.is_template(name):
+        return _only(relpath, "a template, not a document: skipped", INFO)
+    try:
+        block, body = frontmatter.parts(text)
+        parsed = frontmatter.parse(block) if block is not None else None
+    except frontmatter.FrontMatterError as error:
+        return _only(relpath, error.problem, line=error.line)
+    if fmt == "markdown" and markdown.is_index_page(name, body):
+        return _only(relpath, "an index page (mostly links to other documents): skipped", INFO)
+    doc = markdown.read(body)
+    shelf = config.taxonomy.shelf_kind(relpath)
+    if parsed is None:
+        if fmt in ("rule", "skill", "instruction"):
+            return _only(relpath, f"a {fmt} file without front matter gives no entry", WARNING)
+        if not doc.title and not any(s.heading for s in doc.sections):
+            return _only(relpath, "untyped: no front matter and no heading, so no entry", WARNING)
+        return result(relpath, (_plain(relpath, doc, shelf),))
+    meta = dict(parsed.meta)
+    try:
+        item = entry.from_front_matter(_status_as_text(meta), relpath, fmt, shelf)
+    except entry.FieldError as error:
+        return _only(relpath, f"{error}; the file gives no entry until it is fixed")
+    item = _with_body(item, doc)
+    notes = [
+        Diagnostic(
+            relpath,
+            "unquoted glob read as Cursor reads it; quote it for strict YAML tools",
+            WARNING,
+            line,
+        )
+        for line in parsed.lenient_lines
+    ]
+    notes.extend(
+        Diagnostic(
+            relpath,
+            "unquoted `: ` read as part of the value; strict YAML rejects the line, so "
+            "quote the value",
+            WARNING,
+            line,
+        )
+        for line in parsed.colon_lines
+    )
+    return result(relpath, (item,), sorted(notes, key=lambda d: d.line or 0))
+
+
+def _status_as_text(meta: dict[str, object]) -> dict[str, object]:
+    """Return the front matter with a template-style `status: { accepted }` (which YAML
+    reads as a one-key mapping) read as the text it means."""
+    status = meta.get("status")
+    if isinstance(status, dict) and all(v is None for v in status.values()):
+        meta["status"] = " ".join(str(k) for k in status)
+    return meta
+
+
+def _plain(relpath: str, doc: markdown.Document, shelf: str | None) -> Entry:
+    """Return the entry of a Markdown document without front matter."""
+    # A document laid out as a decision record (a Status, Decision or Context section) is one.
+    headings = {_heading_key(s.heading) for s in doc.sections}
+    kind = shelf or ("decision" if headings & _RECORD_HEADINGS else "doc")
+    return entry.from_plain(
+        relpath,
+        title=doc.title or _title_of_name(relpath),
+        summary=doc.summary,
+        status=doc.status,
+        date=doc.date,
+        supersedes=_linked(relpath, doc.supersedes),
+        superseded_by=_linked(relpath, doc.superseded_by),
+        body=doc.sections,
+        kind=kind,
+    )
+
+
+_RECORD_HEADINGS = frozenset(
+    {"status", "decision", "decision outcome", "context", "context and problem statement"}
+)
+
+
+def _title_of_name(relpath: str) -> str:
+    """Return a title made of a file name, for a sectioned document without a `# ` title:
+    `0018-kernel-hooks-phase2.md` -> `0018 kernel hooks phase2` (the number is not a term)."""
+    stem = relpath.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return " ".join(stem.replace("_", "-").split("-"))
+
+
+def _heading_key(heading: str) -> str:
+    """Return a heading lower-cased with surrounding punctuation and spaces removed."""
+    return heading.strip(" #*:").lower()
+
+
+def _with_body(item: Entry, doc: markdown.Document) -> Entry:
+    """Return a front-matter entry completed from its body: the body sections, and title,
+    summary, status, date and relations where the front matter gives none (MADR keeps the
+    title in a heading and the status in a section)."""
+    status_doc = markdown.read("## Status\n\n" + item.status) if item.status else doc
+    status = status_doc.status or doc.status
+    facets = item.facets
+    if doc.date and not any(k == "date" for k, _ in facets):
+        facets = tuple(sorted((*facets, ("date", doc.date))))
+    return replace(
+        item,
+        title=item.title or doc.title,
+        summary=item.summary or doc.summary,
+        status=status,
+        supersedes=item.supersedes or _linked(item.path, status_doc.supersedes or doc.supersedes),
+        superseded_by=item.superseded_by
+        or _linked(item.path, status_doc.superseded_by or doc.superseded_by),
+        facets=facets,
+        body=doc.sections,
+    )
+
+
+def _linked(relpath: str, targets: Iterable[str]) -> tuple[str, ...]:
+    """Return link targets written in a file as repository-relative paths (URLs dropped)."""
+    out = []
+    base = posixpath.dirname(relpath)
+    for target in targets:
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        out.append(posixpath.normpath(posixpath.join(base, target.lstrip("/"))))
+    return tuple(dict.fromkeys(out))

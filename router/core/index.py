@@ -1,0 +1,342 @@
+"""The in-memory index: each entry's scored fields, the ranker's postings, document frequencies.
+
+Entries are added and removed in place (the daemon applies one changed file at a time); the
+caller makes sure no route runs while a change is applied. Two views of an entry's words:
+- seed 1's fields (tiers structured, family_text, open_first, notes, and the body sections
+  read on demand) with their exact tokens, for the explain record (DESIGN 5);
+- the ranker's postings: stem -> the entries holding it and each one's BM25F impact
+  (DESIGN 5.1), kept as two parallel arrays per stem because bodies make postings the
+  largest thing the daemon holds.
+"""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from router.core import markdown, pattern, term, text, weight
+from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry
+
+STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
+TIER_NAMES = ("structured", "family_text", "open_first", "notes", "body")
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One scored field of an entry."""
+
+    tier: int
+    name: str
+    normal: str
+    tokens: tuple[str, ...]  # a tuple, not a set: a field holds a few words, and sets are big
+    note: str | None = None  # the note id, for fields of a note
+    section: str | None = None  # the heading, for a body section
+
+    @property
+    def label(self) -> str:
+        """Return how evidence names the field: `title`, `body (Decision)`, ..."""
+        if self.section:
+            return f"{self.name} ({self.section})"
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Indexed:
+    """An entry with its scored fields (the body's are read on demand: see `body_fields`)."""
+
+    entry: Entry
+    fields: tuple[Field, ...]
+
+
+def fields_of(item: Entry) -> tuple[Field, ...]:
+    """Return the scored fields of an entry but its body, tier by tier, in DESIGN 5's order.
+
+    A title's leading record number (`8.`, `ADR-012:`) is not a term."""
+    raw: list[tuple[int, str, str, str | None]] = []
+    routing = item.routing
+    for key in ROUTING_KEYS:
+        raw.extend((STRUCTURED, key, value, None) for value in getattr(routing, key))
+    raw.extend((STRUCTURED, "keywords", value, None) for value in item.keywords)
+    raw.append((FAMILY_TEXT, "id", item.id, None))
+    raw.append((FAMILY_TEXT, "title", markdown.title_terms(item.title), None))
+    raw.append((FAMILY_TEXT, "summary", item.summary, None))
+    raw.append((FAMILY_TEXT, "tags", " ".join(item.tags), None))
+    if not item.is_row:
+        raw.append((FAMILY_TEXT, "path", item.path, None))
+    raw.append((FAMILY_TEXT, "governs", " ".join(item.governs), None))
+    raw.extend((OPEN_FIRST, "open_first", summary, None) for summary in item.open_first)
+    for note in item.notes:
+        raw.append((NOTES, "notes", note.text, note.id))
+        raw.append((NOTES, "notes", " ".join(note.problem_spaces), note.id))
+        raw.append((NOTES, "notes", " ".join(note.capabilities), note.id))
+    out = []
+    for tier, name, value, note_id in raw:
+        normal = text.normalize(value)
+        if normal:
+            out.append(Field(tier, name, normal, text.tokens_of_normal(normal), note_id))
+    return tuple(out)
+
+
+def body_fields(item: Entry) -> tuple[Field, ...]:
+    """Return the body tier's fields of an entry, one per section (built when asked: a body
+    is read only to score or explain the few entries that need it)."""
+    out = []
+    for section in item.body:
+        normal = text.normalize(section.text)
+        if normal:
+            tokens = text.tokens_of_normal(normal)
+            out.append(Field(BODY, "body", normal, tokens, None, section.heading or "text"))
+    return tuple(out)
+
+
+def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float]], set[str]]:
+    """Return, per tier, the ranker's stem counts of an entry's fields and body (each at its
+    field's `weight.share`), and seed 1's distinct exact tokens of them (what df counts),
+    read in one pass."""
+    tiers: list[dict[str, float]] = [{} for _ in TIER_NAMES]
+    exact: set[str] = set()
+    for fld in fields:
+        stems, tokens = term.read(fld.normal)
+        counts, share = tiers[fld.tier], weight.share(fld.name)
+        for stem, n in stems.items():
+            counts[stem] = counts.get(stem, 0.0) + n * share
+        exact.update(tokens)
+    if item.body:
+        stems, tokens = term.read(
+            text.normalize(" ".join(f"{s.heading} {s.text}" for s in item.body))
+        )
+        body = tiers[BODY]
+        for stem, n in stems.items():
+            body[stem] = body.get(stem, 0.0) + n
+        exact.update(tokens)
+    return tiers, exact
+
+
+# Impacts are kept in one byte each: with bodies, postings are most of the daemon's memory,
+# and 256 levels of a value below K1 + 1 order entries as well as a float does.
+IMPACT_STEP = (weight.K1 + 1) / 255
+
+
+class _Posting:
+    """The entries holding one stem: slots in ascending order, and each one's impact in
+    steps of IMPACT_STEP."""
+
+    __slots__ = ("ceiling", "impacts", "slots")
+
+    def __init__(self) -> None:
+        self.slots = array("i")
+        self.impacts = array("B")
+        self.ceiling = 0  # no impact is above it (a removal leaves it, still a bound)
+
+    def remove(self, slot: int) -> None:
+        at = bisect_left(self.slots, slot)
+        if at < len(self.slots) and self.slots[at] == slot:
+            del self.slots[at]
+            del self.impacts[at]
+
+
+class Index:
+    """Entries by slot, the ranker's postings per stem, and seed 1's df per exact token."""
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self._slots: dict[int, Indexed] = {}
+        self._by_id: dict[str, int] = {}
+        self._by_path: dict[str, str] = {}  # file path -> id, for relations written as links
+        self._postings: dict[str, _Posting] = {}
+        self._df: dict[str, int] = {}
+        self._next = 0
+        # governs targets: literal paths by path, globs by pattern (few distinct ones)
+        self._literal: dict[str, set[int]] = {}
+        self._globs: dict[str, set[int]] = {}
+        self._except: dict[int, tuple[str, ...]] = {}  # slot -> excluded patterns
+        # entries with intent patterns (skill-rules.json), tried against every task
+        self.triggered: set[int] = set()
+        # succession claims: old id -> ids of entries that say they supersede it
+        self._claims: dict[str, set[str]] = {}
+        for item in entries:
+            self.add(item)
+
+    # -- reading -------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __iter__(self) -> Iterator[Indexed]:
+        return iter(self._slots.values())
+
+    @property
+    def size(self) -> int:
+        """N: the number of entries."""
+        return len(self._slots)
+
+    def df(self, token: str) -> int:
+        """Return how many entries hold the exact token `token` in some field or the body."""
+        return self._df.get(token, 0)
+
+    def weight(self, token: str) -> float:
+        """Return w(t) = (N - df) / (N - 1), how much of the catalog the term rules out
+        (1 when N < 2): a term every entry holds weighs nothing."""
+        n = len(self._slots)
+        if n < 2:
+            return 1.0
+        return (n - self._df.get(token, 0)) / (n - 1)
+
+    def stem_df(self, stem: str) -> int:
+        """Return how many entries hold `stem` (the ranker's df)."""
+        posting = self._postings.get(stem)
+        return len(posting.slots) if posting is not None else 0
+
+    def postings(self, stem: str) -> tuple[array[int], array[int]]:
+        """Return (slots ascending, impacts in steps of IMPACT_STEP) of the entries holding
+        `stem` (do not modify)."""
+        posting = self._postings.get(stem)
+        if posting is None:
+            return array("i"), array("B")
+        return posting.slots, posting.impacts
+
+    def ceiling(self, stem: str) -> int:
+        """Return a bound on the impacts of `stem`'s posting (0 when no entry holds it)."""
+        posting = self._postings.get(stem)
+        return posting.ceiling if posting is not None else 0
+
+    def slot(self, slot: int) -> Indexed:
+        """Return the indexed entry in `slot`."""
+        return self._slots[slot]
+
+    def slot_of(self, entry_id: str) -> int:
+        """Return the slot of the entry with this id. Raises KeyError."""
+        return self._by_id[entry_id]
+
+    def get(self, entry_id: str) -> Entry | None:
+        """Return the entry with this id, or None."""
+        slot = self._by_id.get(entry_id)
+        return None if slot is None else self._slots[slot].entry
+
+    def governing(self, path: str) -> list[Entry]:
+        """Return the entries whose governs targets cover the repository-relative `path`, in
+        path order. Patterns that cover every path are not anchors (see `pattern`)."""
+        path = pattern.clean(path)
+        slots: set[int] = set()
+        parts = path.split("/")
+        for i in range(1, len(parts) + 1):
+            slots.update(self._literal.get("/".join(parts[:i]), ()))
+        for glob, holders in self._globs.items():
+            if pattern.covers(glob, path):
+                slots.update(holders)
+        # a rule's path exclusion subtracts what its patterns cover
+        slots = {
+            s for s in slots if not any(pattern.covers(x, path) for x in self._except.get(s, ()))
+        }
+        return sorted((self._slots[s].entry for s in slots), key=lambda e: e.path)
+
+    def resolve(self, reference: str) -> str | None:
+        """Return the id of the entry a relation names: an id, or the file path of an entry
+        (relations written as Markdown links), else None."""
+        if reference in self._by_id:
+            return reference
+        return self._by_path.get(pattern.clean(reference))
+
+    def successor(self, entry_id: str) -> str | None:
+        """Return the id of the entry in the catalog that supersedes `entry_id`, or None:
+        its own `superseded_by` first, else the first (by id) entry claiming `supersedes`."""
+        item = self.get(entry_id)
+        if item is not None:
+            for candidate in item.superseded_by:
+                found = self.resolve(candidate)
+                if found is not None and found != entry_id:
+                    return found
+            claims = self._claims.get(entry_id, set()) | self._claims.get(item.path, set())
+        else:
+            claims = self._claims.get(entry_id, set())
+        for candidate in sorted(claims):
+            if candidate in self._by_id and candidate != entry_id:
+                return candidate
+        return None
+
+    def entries(self) -> list[Entry]:
+        """Return every entry, in path order."""
+        return sorted((i.entry for i in self._slots.values()), key=lambda e: e.path)
+
+    # -- changing ------------------------------------------------------------------------
+
+    def add(self, item: Entry) -> None:
+        """Index an entry; an entry with the same id is replaced."""
+        if item.id in self._by_id:
+            self.remove(item.id)
+        fields = fields_of(item)
+        slot = self._next
+        self._next += 1
+        self._slots[slot] = Indexed(item, fields)
+        self._by_id[item.id] = slot
+        self._by_path.setdefault(pattern.clean(item.path), item.id)
+        tiers, exact = words_of(item, fields)
+        df = self._df
+        for token in exact:
+            df[token] = df.get(token, 0) + 1
+        # slots only grow, so appending keeps every posting in ascending slot order
+        for stem, impact in weight.impacts(tiers).items():
+            posting = self._postings.get(stem)
+            if posting is None:
+                posting = self._postings[stem] = _Posting()
+            step = max(1, round(impact / IMPACT_STEP))
+            posting.slots.append(slot)
+            posting.impacts.append(step)
+            posting.ceiling = max(posting.ceiling, step)
+        for target in item.governs:
+            if target.startswith(EXCLUDED):
+                self._except[slot] = (*self._except.get(slot, ()), target[1:])
+            else:
+                self._targets(target).setdefault(_target_key(target), set()).add(slot)
+        if item.intent_patterns or item.keywords:
+            self.triggered.add(slot)
+        for old in item.supersedes:
+            self._claims.setdefault(pattern.clean(old), set()).add(item.id)
+
+    def remove(self, entry_id: str) -> None:
+        """Remove the entry with this id (nothing happens when there is none)."""
+        slot = self._by_id.pop(entry_id, None)
+        if slot is None:
+            return
+        indexed = self._slots.pop(slot)
+        item = indexed.entry
+        if self._by_path.get(pattern.clean(item.path)) == entry_id:
+            del self._by_path[pattern.clean(item.path)]
+        self._except.pop(slot, None)
+        self.triggered.discard(slot)
+        for target in item.governs:
+            if target.startswith(EXCLUDED):
+                continue
+            table = self._targets(target)
+            holders = table.get(_target_key(target))
+            if holders is not None:
+                holders.discard(slot)
+                if not holders:
+                    del table[_target_key(target)]
+        for old in item.supersedes:
+            claims = self._claims.get(pattern.clean(old))
+            if claims is not None:
+                claims.discard(entry_id)
+                if not claims:
+                    del self._claims[pattern.clean(old)]
+        tiers, exact = words_of(item, indexed.fields)
+        for token in exact:
+            count = self._df[token] - 1
+            if count:
+                self._df[token] = count
+            else:
+                del self._df[token]
+        for stem in {s for counts in tiers for s in counts}:
+            posting = self._postings[stem]
+            posting.remove(slot)
+            if not posting.slots:
+                del self._postings[stem]
+
+    def _targets(self, target: str) -> dict[str, set[int]]:
+        return self._literal if pattern.compile(target).literal else self._globs
+
+
+def _target_key(target: str) -> str:
+    """Return the key a governs target is filed under ("" for patterns covering all)."""
+    return "" if pattern.is_universal(target) else pattern.clean(target)

@@ -1,0 +1,206 @@
+"""The route ranker (DESIGN 5.1): BM25F over tier-weighted fields, and what reached each entry.
+
+The score orders candidates and is never shown; what a pointer shows is which task words
+reached it and in which field (or body section) each one did.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from router.core import term, text, weight
+from router.core.index import BODY, IMPACT_STEP, TIER_NAMES, Field, Index
+from router.core.term import Term
+
+# A pasted log holds hundreds of words; the few most specific ones decide the route, and
+# reading every posting of the rest would cost the whole catalog.
+MAX_TERMS = 32
+# A term more than half of a large catalog holds rules out little (idf under ln 2), and
+# reading its posting would cost a pass over most of the index: it is left out unless the
+# task has no other. Small catalogs keep every term.
+COMMON_POSTING = 1000
+# A term taken from a path counts for less than one the task writes out: the path already
+# anchors the entries that govern it.
+WEAK_TERM_WEIGHT = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Weighted:
+    """A task term with its catalog statistics."""
+
+    term: Term
+    df: int
+    idf: float
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """Which task words reached one entry, grouped by the field each reached first."""
+
+    words: tuple[str, ...]  # task words, task order
+    fields: tuple[tuple[str, tuple[str, ...]], ...]  # (field label, words), best field first
+    tiers: tuple[tuple[str, int], ...] = ()  # (task word, tier of the field it reached)
+    notes: tuple[str, ...] = ()  # ids of the curated notes a term reached, notes' order
+
+    @property
+    def field(self) -> str:
+        """Return the field the most specific reach landed in (the first group)."""
+        return self.fields[0][0] if self.fields else ""
+
+
+def weigh(index: Index, terms: Iterable[Term]) -> tuple[Weighted, ...]:
+    """Return the task's terms with their df and idf, task order kept."""
+    n = max(index.size, 1)
+    out = []
+    for t in terms:
+        df = index.stem_df(t.stem)
+        idf = weight.idf(n, df) * (WEAK_TERM_WEIGHT if t.weak else 1.0)
+        out.append(Weighted(t, df, idf))
+    return tuple(out)
+
+
+def scoring(weighted: Sequence[Weighted], n: int) -> tuple[Weighted, ...]:
+    """Return the terms a route scores with over `n` entries: those some entry holds, but
+    for the common ones of a large catalog (see COMMON_POSTING), at most MAX_TERMS of them,
+    the most specific first (task order on ties)."""
+    held = [w for w in weighted if w.df > 0]
+    held = [w for w in held if not (w.df > COMMON_POSTING and 2 * w.df > n)] or held
+    ordered = sorted(enumerate(held), key=lambda p: (-p[1].idf, p[0]))
+    return tuple(w for _, w in ordered[:MAX_TERMS])
+
+
+def scores(
+    index: Index,
+    weighted: Sequence[Weighted],
+    keep: int | None = None,
+    must: Iterable[int] = (),
+) -> tuple[dict[int, float], int]:
+    """Return slot -> BM25F score of the entries the scoring terms reach, and how many
+    entries were scored (those in `must` included).
+
+    With `keep`, only the best `keep` entries must come out right (MaxScore): once `keep`
+    entries score more than all the remaining, rarer-first terms could add to an entry
+    they alone reach, those terms only update the entries already reached, and an entry
+    that cannot reach the `keep`-th score even with every remaining term is dropped from
+    the scores (it still counts as reached). Without it, every entry any term reaches is
+    scored. The entries in `must` are scored on every term whatever `keep` prunes (they
+    come out at 0 when no term reaches them)."""
+    ordered = sorted(weighted, key=lambda w: -w.idf)
+    lists = [index.postings(w.term.stem) for w in ordered]
+    # the most a term can add to one entry: its idf times its posting's largest impact
+    rest = [0.0] * (len(ordered) + 1)
+    for i in range(len(ordered) - 1, -1, -1):
+        rest[i] = rest[i + 1] + ordered[i].idf * IMPACT_STEP * index.ceiling(ordered[i].term.stem)
+    kept = set(must)
+    acc: dict[int, float] = dict.fromkeys(kept, 0.0)
+    get = acc.get
+    dropped = 0
+    pruned = False  # once true it stays so: the remaining bound only falls, the k-th only rises
+    for i, w in enumerate(ordered):
+        slots, impacts = lists[i]
+        idf = w.idf * IMPACT_STEP
+        if keep is not None and len(acc) > keep:
+            kth = _kth(acc, keep)
+            pruned = pruned or kth > rest[i]
+            if pruned:
+                hopeless = [s for s, v in acc.items() if v + rest[i] < kth and s not in kept]
+                for slot in hopeless:
+                    del acc[slot]
+                dropped += len(hopeless)
+        if pruned:
+            _update_reached(acc, slots, impacts, idf)
+        elif not acc:
+            acc = {slot: idf * impact for slot, impact in zip(slots, impacts, strict=True)}
+            get = acc.get
+        else:
+            for slot, impact in zip(slots, impacts, strict=True):
+                acc[slot] = get(slot, 0.0) + idf * impact
+    return acc, len(acc) + dropped
+
+
+def _kth(acc: dict[int, float], keep: int) -> float:
+    return heapq.nlargest(keep, acc.values())[-1]
+
+
+def _update_reached(
+    acc: dict[int, float], slots: array[int], impacts: array[int], idf: float
+) -> None:
+    """Add a term's contribution to the entries already in `acc` only: by binary search
+    when they are few against the posting, else by one pass over it."""
+    if len(acc) * 16 < len(slots):
+        for slot in acc:
+            at = bisect_left(slots, slot)
+            if at < len(slots) and slots[at] == slot:
+                acc[slot] += idf * impacts[at]
+        return
+    for slot, impact in zip(slots, impacts, strict=True):
+        if slot in acc:
+            acc[slot] += idf * impact
+
+
+def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool = True) -> Reach:
+    """Return which of the terms reached the entry in `slot`, each in its best field: the
+    highest tier holding it, the first such field of that tier.
+
+    Without `sections`, a term only the body holds is reported as reaching `body`, read
+    from the postings instead of the text (what silence needs, at a fraction of the cost).
+    Function words are not read as reaching anything: the index leaves them out too."""
+    indexed = index.slot(slot)
+    wanted = {w.term.stem for w in weighted}
+    stem = term.stem
+    fields: list[Field] = list(indexed.fields)
+    function = term.FUNCTION_WORDS
+    stems_of = [{stem(x) for x in f.tokens if x not in function} & wanted for f in fields]
+    found = set().union(*stems_of)
+    if indexed.entry.body and not wanted <= found and not sections:
+        in_body = {s for s in wanted - found if holds(index, slot, s)}
+        fields.append(Field(BODY, "body", "", ()))
+        stems_of.append(in_body)
+    elif indexed.entry.body and not wanted <= found:
+        # the body is read only for what the fields above it did not hold; a section's
+        # heading counts as its words (the ranker indexes it so)
+        for section in indexed.entry.body:
+            normal = text.normalize(f"{section.heading} {section.text}")
+            fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
+            held = {x for x in normal.split() if x not in function}
+            stems_of.append({stem(x) for x in held} & (wanted - found))
+    groups: dict[str, list[str]] = {}
+    tiers: list[tuple[str, int]] = []
+    noted: set[str] = set()
+    words: list[str] = []
+    for w in sorted(weighted, key=lambda w: -w.idf):
+        best = next(
+            (f for f, held in zip(fields, stems_of, strict=True) if w.term.stem in held), None
+        )
+        if best is None:
+            continue
+        words.append(w.term.word)
+        tiers.append((w.term.word, best.tier))
+        if best.note is not None:
+            noted.add(best.note)
+        groups.setdefault(best.label, []).append(w.term.word)
+    order = {w.term.word: place for place, w in enumerate(weighted)}
+    ranked_groups = sorted(
+        groups.items(), key=lambda g: (_tier_of(g[0], fields), min(order[x] for x in g[1]))
+    )
+    return Reach(
+        tuple(sorted(words, key=order.__getitem__)),
+        tuple((label, tuple(sorted(ws, key=order.__getitem__))) for label, ws in ranked_groups),
+        tuple(sorted(tiers, key=lambda p: order[p[0]])),
+        tuple(n.id for n in indexed.entry.notes if n.id in noted),
+    )
+
+
+def _tier_of(label: str, fields: Sequence[Field]) -> int:
+    return next((f.tier for f in fields if f.label == label), len(TIER_NAMES))
+
+
+def holds(index: Index, slot: int, stem: str) -> bool:
+    """Return whether the entry in `slot` holds `stem` (a binary search of its posting)."""
+    slots, _ = index.postings(stem)
+    at = bisect_left(slots, slot)
+    return at < len(slots) and slots[at] == slot

@@ -1,0 +1,460 @@
+"""Route assembly (DESIGN 6): anchors, filters, purposes, gate, order, turns, budget,
+succession and silence. Pure: a function of the index, the taxonomy and the request."""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from router.base.errors import RequestError
+from router.core import rank, silence, term, text, trigger, weight
+from router.core.config import DEFAULT_ORDER
+from router.core.entry import Entry
+from router.core.index import Index
+from router.core.taxonomy import Taxonomy, declaration_tokens
+from router.filters import relevance
+
+ORDERS = ("diverse", "turns", "score")
+ANSWER_POINTS = 3  # a separating term the purpose's answers hold
+INTENT_POINTS = 1  # a separating term only its intent holds
+# A skill-rules.json trigger that fires is its author saying "this prompt is for me": it counts
+# as two of the rarest words, so that it outweighs one document sharing a couple of the words.
+TRIGGER_WORDS = 2
+SILENCE = {
+    "no_terms": "The task carries no term to route on.",
+    "no_purpose_matched": "No entry of the catalog serves the purpose the filter names.",
+    "no_document_reached": "No document covers enough of what is specific in the task.",
+    "filtered": "The filters left no entry to route over.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a route is asked: DESIGN 6's request fields, already validated."""
+
+    task: str
+    budget: int = 5
+    order: str = DEFAULT_ORDER
+    domain: str | None = None
+    cluster: str | None = None
+    kind: str | None = None
+    purpose: str | None = None
+    paths: tuple[str, ...] = ()
+    strategy: str | None = None
+    root: str = ""  # absolute repository root, to make absolute task paths relative
+    focus: relevance.Focus | None = None  # the file an agent is about to touch (DESIGN 8)
+    threshold: float = relevance.DEFAULT_THRESHOLD
+
+    def filters(self) -> dict[str, str | None]:
+        """Return the filters by name."""
+        return {
+            "domain": self.domain,
+            "cluster": self.cluster,
+            "kind": self.kind,
+            "purpose": self.purpose,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Pointer:
+    """One entry offered in a route, with what reached it."""
+
+    entry: Entry
+    purpose: str
+    evidence: dict[str, object]
+    superseded_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An entry some task term reaches, with its score (used for order, never shown)."""
+
+    total: float
+    entry: Entry
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The answer to one task."""
+
+    request: Request
+    terms: tuple[str, ...]
+    distinctive: tuple[str, ...]
+    anchors: tuple[str, ...]
+    matched: tuple[tuple[str, int], ...]
+    pointers: tuple[Pointer, ...]
+    withheld: int
+    silence: str | None
+    filtered_by_focus: int = 0
+    lacking: tuple[str, ...] = ()  # task words no entry holds, named when silent
+
+    @property
+    def status(self) -> str:
+        """ "routed" when some pointer was offered, else "no_match"."""
+        return "routed" if self.pointers else "no_match"
+
+
+def check(request: Request) -> Request:
+    """Return the request, or raise RequestError naming the bad member."""
+    if request.budget < 1:
+        raise RequestError(f"budget is {request.budget}", "Ask for a budget of at least 1")
+    if request.order not in ORDERS:
+        raise RequestError(f"order is {request.order!r}", f"Use one of {', '.join(ORDERS)}")
+    return request
+
+
+def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
+    """Return the route of `request` over the index (DESIGN 6 steps 1-10)."""
+    check(request)
+    weighted = rank.weigh(index, term.of_task(request.task))
+    scoring = rank.scoring(weighted, index.size)
+    words = tuple(w.term.word for w in weighted)
+    specific = tuple(w.term.word for w in weighted if w in scoring)
+    anchors, anchored, governed = _anchors(index, request)
+    base = Route(request, words, specific, anchors, (), (), 0, None)
+    fired = triggered(index, request.task)  # a pattern may fire on function words alone
+    if not weighted and not anchors and not fired:
+        return replace(base, silence="no_terms")
+    admitted = admission(taxonomy, request)
+    if request.purpose is not None and not any(
+        taxonomy.purpose_of(i.entry.kind) == request.purpose for i in index
+    ):
+        return replace(base, silence="no_purpose_matched")
+    anchored = [e for e in anchored if admitted(e)]
+    matched = _purposes(taxonomy, text.tokens(request.task))
+    fired = {slot: hits for slot, hits in fired.items() if admitted(index.slot(slot).entry)}
+
+    # Only the top of the score order is shown: score just enough of it, unless the focus
+    # filter or an order by purpose needs to see every candidate.
+    keep = None
+    if request.order == "score" and request.focus is None and not _filtering(request):
+        keep = request.budget + len(anchored) + silence.LOOK
+    ranked, reached = _ranked(index, scoring, admitted, fired, keep)
+    lacking = None
+    if not fired:
+        top = [c.slot for c in ranked[: silence.LOOK]]
+        lacking = silence.lacking(
+            index, weighted, top, lambda s: rank.reach(index, s, scoring, False), bool(anchored)
+        )
+    if lacking is not None:
+        ranked, reached = [], 0
+    dropped = 0
+    if request.focus is not None:
+        anchored, ranked, dropped = _focused(request, anchored, ranked)
+    if not ranked and not anchored:
+        if dropped or (_filtering(request) and not any(admitted(i.entry) for i in index)):
+            return replace(base, matched=matched, silence="filtered", filtered_by_focus=dropped)
+        return replace(base, matched=matched, silence="no_document_reached", lacking=lacking or ())
+    # An anchored entry the task's words also reach competes in the ranked order (evidence
+    # says both); only the anchored entries words do not reach take budget off the top.
+    worded = set() if lacking is not None else _worded(index, anchored, scoring, fired)
+    only_anchored = [e for e in anchored if e.id not in worded]
+    slots = max(0, request.budget - len(only_anchored))
+    order = _turns(ranked, taxonomy, matched, request.order, slots)
+    taken = {c.entry.id for c in order[:slots]}
+    anchor_block = [
+        Pointer(e, taxonomy.purpose_of(e.kind), {"by": "anchor", "anchors": governed[e.id]})
+        for e in sorted(anchored, key=lambda e: e.path)
+        if e.id not in taken
+    ]
+    rank_of = {c.entry.id: place for place, c in enumerate(ranked, start=1)}
+    if request.focus is not None:
+        reached = len(ranked)  # what the focus filter kept (it scores every candidate)
+    ranked_block = [
+        _ranked_pointer(
+            taxonomy,
+            c,
+            rank.reach(index, c.slot, scoring),
+            (rank_of[c.entry.id], reached),
+            governed,
+            fired,
+        )
+        for c in order[:slots]
+    ]
+    follow = request.strategy == "multi-hop"
+    pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
+    # what the words reached and the agent is not shown (an anchored one is shown anyway)
+    withheld = max(0, reached - len(taken) - len(worded - taken))
+    return replace(
+        base,
+        matched=matched,
+        pointers=tuple(pointers),
+        withheld=withheld,
+        filtered_by_focus=dropped,
+    )
+
+
+def _worded(
+    index: Index,
+    anchored: Sequence[Entry],
+    scoring: Sequence[rank.Weighted],
+    fired: dict[int, list[tuple[str, str]]],
+) -> set[str]:
+    """Return the ids of the anchored entries a scoring term or a trigger also reaches."""
+    out = set()
+    for e in anchored:
+        slot = index.slot_of(e.id)
+        if slot in fired or any(rank.holds(index, slot, w.term.stem) for w in scoring):
+            out.add(e.id)
+    return out
+
+
+def _filtering(request: Request) -> bool:
+    return any(v is not None for v in request.filters().values())
+
+
+def _ranked(
+    index: Index,
+    scoring: Sequence[rank.Weighted],
+    admitted: Callable[[Entry], bool],
+    fired: dict[int, list[tuple[str, str]]],
+    keep: int | None = None,
+) -> tuple[list[Candidate], int]:
+    """Return the admitted entries the scoring terms or a trigger reach, best first (path on
+    ties), only the first `keep` when given, and how many were reached. Each trigger that
+    fired adds TRIGGER_WORDS times the idf of a term one entry holds, on top of its words'
+    own matches."""
+    # fired entries are scored on every term, so that pruning cannot leave them half-scored
+    totals, scored = rank.scores(index, scoring, None if keep is None else keep + len(fired), fired)
+    unit = weight.idf(max(index.size, 1), 1)
+    for slot, hits in fired.items():
+        totals[slot] = totals.get(slot, 0.0) + TRIGGER_WORDS * unit * len(hits)
+    if keep is not None and len(totals) > keep:
+        # the best `keep` by score, and whatever ties the last of them (path breaks ties)
+        floor = heapq.nlargest(keep, totals.values())[-1]
+        chosen = {slot: total for slot, total in totals.items() if total >= floor}
+    else:
+        chosen = totals
+    order = [(-total, index.slot(slot).entry.path, slot) for slot, total in chosen.items()]
+    best = sorted(order)[:keep] if keep is not None else sorted(order)
+    out = []
+    for negative, _, slot in best:
+        e = index.slot(slot).entry
+        if admitted(e):
+            out.append(Candidate(-negative, e, slot))
+    return out, len(out) if keep is None else scored
+
+
+def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
+    """Return slot -> (field, trigger) of the skill-rules.json keywords (as phrases) and
+    intent patterns that fire on the task. Patterns are compiled timeout-safe (`trigger`):
+    one that cannot be is never run."""
+    normal = text.normalize(task)
+    out: dict[int, list[tuple[str, str]]] = {}
+    for slot in sorted(index.triggered):
+        e = index.slot(slot).entry
+        hits = [("keyword phrase", k) for k in trigger.keyword_matches(e, normal)]
+        hits += [("intent pattern", p) for p in trigger.intent_matches(e, task)]
+        if hits:
+            out[slot] = hits
+    return out
+
+
+def _focused(
+    request: Request, anchored: list[Entry], ranked: list[Candidate]
+) -> tuple[list[Entry], list[Candidate], int]:
+    """Return the anchored and ranked entries the focus file keeps, and how many it drops."""
+    assert request.focus is not None
+    focus = request.focus
+    kept_anchored = [e for e in anchored if _about(focus, e, request.threshold)]
+    kept_ranked = [c for c in ranked if _about(focus, c.entry, request.threshold)]
+    dropped = len(anchored) - len(kept_anchored) + len(ranked) - len(kept_ranked)
+    return kept_anchored, kept_ranked, dropped
+
+
+def _ranked_pointer(
+    taxonomy: Taxonomy,
+    c: Candidate,
+    reached: rank.Reach,
+    place: tuple[int, int],
+    governed: dict[str, list[str]],
+    fired: dict[int, list[tuple[str, str]]],
+) -> Pointer:
+    groups: dict[str, list[str]] = {}
+    for name, hit in fired.get(c.slot, ()):
+        groups.setdefault(name, []).append(hit)
+    fields = [{"field": name, "terms": hits} for name, hits in groups.items()]
+    fields += [{"field": label, "terms": list(ws)} for label, ws in reached.fields]
+    evidence: dict[str, object] = {
+        "by": "terms",
+        "terms": list(reached.words),
+        "field": fields[0]["field"] if fields else "",
+        "fields": fields,
+        "notes": list(reached.notes),
+        "rank": place[0],
+        "of": place[1],
+    }
+    if c.entry.id in governed:
+        evidence["anchors"] = governed[c.entry.id]
+    return Pointer(c.entry, taxonomy.purpose_of(c.entry.kind), evidence)
+
+
+def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
+    """Return whether an entry is about what the focus file defines, not merely about what
+    it imports: the entry read as a chunk (source: its governs targets and path; text: title,
+    summary and routing fields) scores at least the threshold."""
+    routing = e.routing
+    words = [e.title, e.summary, *routing.problem_spaces, *routing.capabilities]
+    words += [*routing.domains, *routing.clusters]
+    chunk = relevance.Chunk(" ".join([*e.governs, e.path]), e.id, " ".join(w for w in words if w))
+    kept, _ = relevance.split(focus, [chunk], threshold)
+    return bool(kept)
+
+
+def _anchors(
+    index: Index, request: Request
+) -> tuple[tuple[str, ...], list[Entry], dict[str, list[str]]]:
+    """Return the named anchors in task order, the entries governing any of them, and per
+    entry id the anchors it governs (task order)."""
+    anchors: list[str] = []
+    entries: dict[str, Entry] = {}
+    governed: dict[str, list[str]] = {}
+    for word in dict.fromkeys([*request.task.split(), *request.paths]):  # a log repeats paths
+        best: tuple[str, list[Entry]] | None = None
+        for reading in text.path_readings(word):
+            reading = _relative(reading, request.root)
+            if not text.looks_like_path(reading):
+                continue
+            governing = index.governing(reading)
+            # The reading most entries govern wins, the earliest on a tie: a directory target
+            # also covers `src/a.rs:12.`, but the clean `src/a.rs` is what the task names.
+            if governing and (best is None or len(governing) > len(best[1])):
+                best = (reading, governing)
+        if best is not None:
+            if best[0] not in anchors:
+                anchors.append(best[0])
+            for e in best[1]:
+                entries.setdefault(e.id, e)
+                named = governed.setdefault(e.id, [])
+                if best[0] not in named:
+                    named.append(best[0])
+    return tuple(anchors), list(entries.values()), governed
+
+
+def _relative(reading: str, root: str) -> str:
+    """Return an absolute path inside the repository as a repository-relative one."""
+    root = root.rstrip("/")
+    if root and reading.startswith(root + "/"):
+        return reading[len(root) + 1 :]
+    return reading.removeprefix("./")
+
+
+def admission(taxonomy: Taxonomy, request: Request) -> Callable[[Entry], bool]:
+    """Return a predicate: does an entry pass the request's filters (DESIGN 6 step 3)?"""
+    domain = text.normalize(request.domain) if request.domain else None
+    cluster = text.normalize(request.cluster) if request.cluster else None
+    kind = text.normalize(request.kind) if request.kind else None
+    purpose = request.purpose
+
+    def admitted(e: Entry) -> bool:
+        if domain is not None and domain not in {text.normalize(d) for d in e.routing.domains}:
+            return False
+        if cluster is not None and cluster not in {text.normalize(c) for c in e.routing.clusters}:
+            return False
+        if kind is not None and text.normalize(e.kind) != kind:
+            return False
+        return purpose is None or taxonomy.purpose_of(e.kind) == purpose
+
+    return admitted
+
+
+Words = dict[str, frozenset[str]]
+
+
+@functools.lru_cache(maxsize=8)
+def _declarations(taxonomy: Taxonomy) -> tuple[Words, Words, Words]:
+    """Return per purpose the words of its whole declaration, of its answers and of its
+    intent (once per taxonomy: a route asks for them every time)."""
+    purposes = taxonomy.purposes
+    declared = {p.name: declaration_tokens(p) for p in purposes}
+    answers = {p.name: frozenset(text.normalize(" ".join(p.answers)).split()) for p in purposes}
+    intents = {p.name: frozenset(text.normalize(p.intent).split()) for p in purposes}
+    return declared, answers, intents
+
+
+def _purposes(taxonomy: Taxonomy, tokens: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """Return the matched purposes with their scores, best first (DESIGN 6 step 4)."""
+    if len(taxonomy.purposes) < 2:
+        return ()
+    declared, answers, intents = _declarations(taxonomy)
+    scores = dict.fromkeys(declared, 0)
+    for token in tokens:
+        if all(token in words for words in declared.values()):
+            continue  # every purpose holds it: it separates none
+        for name in scores:
+            if token in answers[name]:
+                scores[name] += ANSWER_POINTS
+            elif token in intents[name]:
+                scores[name] += INTENT_POINTS
+    ranked = sorted(((n, s) for n, s in scores.items() if s > 0), key=lambda p: (-p[1], p[0]))
+    return tuple(ranked)
+
+
+def _turns(
+    ranked: list[Candidate],
+    taxonomy: Taxonomy,
+    matched: tuple[tuple[str, int], ...],
+    order: str,
+    limit: int,
+) -> list[Candidate]:
+    """Return the first `limit` candidates in the order the budget takes them (DESIGN 6
+    step 7)."""
+    if order == "score":
+        return ranked[:limit]
+    by_purpose: dict[str, dict[str, list[Candidate]]] = {}
+    for c in ranked:  # dicts keep insertion order: groups come out by their best candidate
+        kind = c.entry.kind
+        by_purpose.setdefault(taxonomy.purpose_of(kind), {}).setdefault(kind, []).append(c)
+    sequences = {
+        name: _round_robin(list(kinds.values()), limit) for name, kinds in by_purpose.items()
+    }
+    names = list(sequences)
+    if order == "turns":
+        scored = [name for name, _ in matched if name in sequences]
+        names = scored + [n for n in names if n not in scored]
+    return _round_robin([sequences[n] for n in names], limit)
+
+
+def _round_robin(groups: list[list[Candidate]], limit: int) -> list[Candidate]:
+    """Return the first `limit` of the groups' items taken one from each group in turn,
+    groups in order."""
+    out: list[Candidate] = []
+    depth, total = 0, min(limit, sum(len(g) for g in groups))
+    while len(out) < total:
+        for group in groups:
+            if depth < len(group):
+                out.append(group[depth])
+        depth += 1
+    return out[:total]
+
+
+def _succession(index: Index, block: list[Pointer], follow: bool) -> list[Pointer]:
+    """Return a block with successors moved in front of what they supersede, superseded
+    pointers naming their successor, and (with `follow`) the entry in force offered instead."""
+    out: list[Pointer] = []
+    for pointer in block:
+        successor = index.successor(pointer.entry.id)
+        if follow and successor is not None:
+            current, seen = successor, {pointer.entry.id}
+            while (nxt := index.successor(current)) is not None and nxt not in seen:
+                seen.add(current)
+                current = nxt
+            in_force = index.get(current)
+            if in_force is not None and all(p.entry.id != current for p in out):
+                evidence: dict[str, object] = {"by": "succession", "from": pointer.entry.id}
+                out.append(Pointer(in_force, pointer.purpose, evidence))
+                continue
+        out.append(Pointer(pointer.entry, pointer.purpose, pointer.evidence, successor))
+    moved: set[str] = set()  # each pointer moves once, so a succession cycle cannot spin
+    late = 1
+    while late < len(out):
+        successor_id = out[late].entry.id
+        olds = [i for i in range(late) if out[i].superseded_by == successor_id]
+        if olds and successor_id not in moved:
+            moved.add(successor_id)
+            out.insert(olds[0], out.pop(late))
+        late += 1
+    return out

@@ -1,0 +1,160 @@
+"""Route terms: the words of a task (or of an entry's text) that the route ranker reads.
+
+Seed 1's tokens (`text.tokens`) were made for short problem statements; an agent's prompt is
+conversation ("why do we ...", "can you please ..."). The ranker therefore drops function
+words, leaves path syntax to the anchors, and folds plurals onto one stem, so "rotations"
+meets "rotation" and "retries" meets "retry". The explain record keeps seed 1's tokens.
+
+Pure: every function here is a function of its arguments alone.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+
+from router.core import text
+
+# Words that carry the shape of a request, not its subject: pronouns, auxiliaries, wh-words,
+# request and hedge words, contraction stubs ("don't" normalizes to "don t"), quantifiers and
+# prepositions beyond seed 1's stopwords. None of them names what a document is about.
+FUNCTION_WORDS = frozenset(
+    """
+    i me my mine myself we us our ours ourselves you your yours yourself he him his she her
+    they them their theirs it its itself one ones someone anyone everyone somebody anybody
+    what which who whom whose when where why how whether if then than so because since while
+    whereas though although however but nor not no yes yeah yep nope ok okay
+    do does did doing done don doesn didn have has having had haven hasn hadn
+    am was were been being isn aren wasn weren won wouldn shouldn couldn can cannot cant
+    could would should shall will may might must ll ve re
+    please pls plz thanks thank thx hi hello hey hiya guys folks btw fyi imo asap tl dr
+    want wants wanted wanting need needs needed needing let lets like likes liked
+    just only really actually maybe perhaps probably basically simply kind sort quite
+    also too very much many more most less least lot lots bit
+    some any all every each other others another such same own both either neither
+    there here now today currently already still yet again ever never always sometimes often
+    even else instead rather
+    thing things something anything everything nothing stuff way ways
+    know think see look looking seem seems seemed try trying tried tell help sure mean means
+    going gonna wanna gotta got get gets getting goes went
+    about above after before over under between through during without within up down out
+    off around across against along toward towards onto upon via per etc eg ie vs
+    right wrong quick anyway somewhere
+    using used
+    """.split()
+)
+# Tokens of path syntax: source roots, build folders and file extensions. In a path they
+# say where a file lives, not what the task is about ("src/api/payments.py" is about payments).
+PATH_SYNTAX = frozenset(
+    """
+    src lib libs app apps pkg pkgs cmd internal packages package crates crate modules vendor
+    dist build out bin target test tests spec specs index main init mod doc docs github
+    py pyi ts tsx js jsx mjs cjs rs go rb java kt kts scala md mdc mdx rst json jsonl yaml yml
+    toml txt sh bash zsh sql css scss less html htm vue svelte c h cc cpp hpp cs php swift m
+    lock cfg ini conf xml gradle proto tf env log csv
+    """.split()
+)
+# The actions of a change request. They rank (a document titled "Add X" is about adding),
+# but no route speaks because of them: every task asks to add, fix or change something.
+ACTION_WORDS = frozenset(
+    """
+    add adds added adding fix fixes fixed fixing change changes changed changing make makes
+    made making create creates created creating update updates updated updating remove
+    removes removed removing delete deletes deleted write writes wrote written writing set
+    sets setting run runs ran running put puts show shows showed shown give gives keep keeps
+    stop stops start starts starting turn turns move moves moved check checks review
+    reviews work works worked find finds found new old time times
+    """.split()
+)
+MIN_STEM_CHARS = 4  # "mode" stays "mode": `mod` is a different word
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One term of a task: its stem (what the index holds), the word the task wrote, and
+    whether it came only from a path the task names (a weak term: it can lift an entry the
+    task's own words reach, never make a route speak on its own)."""
+
+    stem: str
+    word: str
+    weak: bool = False
+
+
+_STEMS: dict[str, str] = {}
+MAX_CACHED_STEMS = 1 << 21  # a catalog's vocabulary fits; a flood of new words resets it
+
+
+def stem(token: str) -> str:
+    """Return the plural-folded stem of a normalized token (cached: see `fold`)."""
+    found = _STEMS.get(token)
+    if found is None:
+        if len(_STEMS) >= MAX_CACHED_STEMS:
+            _STEMS.clear()
+        found = _STEMS[token] = fold(token)
+    return found
+
+
+def fold(token: str) -> str:
+    """Return the plural-folded stem of a normalized token.
+
+    Only plurals fold (`retries` -> `retry`, `caches`/`cache` -> `cach`, `statuses` ->
+    `status`, `docs` -> `doc`); words ending in ss/us/is, short words and words holding
+    digits stay as they are. Both the index and the task go through this, so a stem only
+    has to be the same for the forms of one word, not an English word itself."""
+    if len(token) <= 3 or not token.isalpha():
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("sses", "uses")):
+        return token[:-2]
+    if token.endswith("s") and not token.endswith(("ss", "us", "is")):
+        token = token[:-1]
+    if token.endswith("e") and len(token) - 1 >= MIN_STEM_CHARS:
+        token = token[:-1]
+    return sys.intern(token)
+
+
+def is_function_word(token: str) -> bool:
+    """Return whether a normalized token is a function word (never a route term)."""
+    return token in FUNCTION_WORDS
+
+
+def of_task(task: str) -> tuple[Term, ...]:
+    """Return the route terms of a task, first occurrence kept, one per stem.
+
+    Words that read as paths are anchors first (DESIGN 6 step 2); their tokens other than
+    path syntax ("src", "py") are weak terms, and a stem the task also writes as a word is
+    a strong one."""
+    prose: list[str] = []
+    paths: list[str] = []
+    for word in task.split():
+        (paths if _reads_as_path(word) else prose).append(word)
+    seen: dict[str, Term] = {}
+    for token in text.tokens(" ".join(prose)):
+        if token not in FUNCTION_WORDS:
+            seen.setdefault(stem(token), Term(stem(token), token))
+    for token in text.tokens(" ".join(paths)):
+        if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
+            seen.setdefault(stem(token), Term(stem(token), token, weak=True))
+    return tuple(seen.values())
+
+
+def read(normal: str) -> tuple[Counter[str], set[str]]:
+    """Return what the index keeps of an already normalized text, in one pass: stem ->
+    occurrences (function words, stopwords and one-character words left out: what the
+    ranker indexes), and seed 1's distinct tokens (function words included: the explain
+    record's df counts them)."""
+    stems: Counter[str] = Counter()
+    tokens: set[str] = set()
+    for word, n in Counter(normal.split()).items():
+        if len(word) < text.MIN_TOKEN_CHARS or word in text.STOPWORDS:
+            continue
+        tokens.add(word)
+        if word not in FUNCTION_WORDS:
+            stems[stem(word)] += n
+    return stems, tokens
+
+
+def _reads_as_path(word: str) -> bool:
+    return any(text.looks_like_path(r) for r in text.path_readings(word))

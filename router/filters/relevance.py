@@ -1,0 +1,405 @@
+"""Relevance filter against adjacency pollution (DESIGN 8, seed 3).
+
+Given a focus file and candidate chunks, score each chunk by additive signals and keep the
+chunks at or above a threshold. A chunk about code the focus *imports* (rather than
+*defines*) is pushed below zero, so a reviewer is not shown an imported crate's internals as
+if they belonged to the focus.
+
+Pure core: standard library only, no I/O, no clock, environment or randomness; never prints.
+
+Reason strings, in signal order (the order of the table in DESIGN 8):
+- `path_match`                  the normalized focus path occurs in source or doc_id
+- `filename_match:<base name>`  e.g. `filename_match:db.go`
+- `defined_match:<symbol>`      the first defined symbol (focus order) the text holds
+- `token_overlap:<J>`           J = the Jaccard index itself (not 0.4 x J), 4 decimals,
+                                e.g. `token_overlap:0.2000`; only when J > 0
+- `prefix_match:<prefix>`       e.g. `prefix_match:crates/queryd`
+- `import_penalty:<symbol>`     the first imported symbol (focus order) the text holds
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from router.base.errors import RequestError
+from router.filters import symbols
+
+DEFAULT_THRESHOLD = 0.3
+COMPARE_DECIMALS = 6  # relevance and threshold are compared after rounding to this
+REPORT_DECIMALS = 4  # relevance (and the Jaccard in reasons) is reported at this
+
+
+def _words(*groups: str) -> frozenset[str]:
+    """Return the whitespace-separated words of all groups."""
+    return frozenset(word for group in groups for word in group.split())
+
+
+# English function words plus Rust, TypeScript/JavaScript, Go and Python keywords.
+# Content words stay out on purpose, including ones that look generic: the DESIGN 8
+# headline pins the list down. Focus tokens are {catalogd, registry, connector} (`use`,
+# `pub`, `struct` are keywords). "the Connector holds a pool" must give {connector, holds,
+# pool} (`the` out, `a` too short): J = 1/5, 0.6 + 0.4 x 0.2 = 0.68. "Registry stores dataset
+# manifests keyed by name with schema versions" must give 8 tokens so that J = 1/10 and
+# -0.5 + 0.4 x 0.1 = -0.46: exactly `by` and `with` are stopwords there, so `name`,
+# `schema`, `keyed`, `stores`, `dataset`, `manifests`, `versions` must never be added here.
+STOPWORDS: frozenset[str] = _words(
+    # English function words: articles, pronouns, prepositions, conjunctions, auxiliaries.
+    """
+    an the this that these those it its he him his she her hers we us our ours you your
+    yours they them their theirs me my mine who whom whose which what when where why how
+    there here then than and or but nor so yet if else not no of in on at by for with from
+    to into onto upon about above below over under between among through during before
+    after since until within without against across along around behind beyond off out up
+    down per via is are was were be been being am do does did done has have had having will
+    would shall should can could may might must all any each every some such both either
+    neither only own same other very too also just
+    """,
+    # Rust keywords (strict, reserved and weak).
+    """
+    as async await break const continue crate dyn else enum extern false fn for if impl in
+    let loop match mod move mut pub ref return self struct super trait true type unsafe use
+    where while abstract become box do final macro override priv typeof unsized virtual
+    yield try union static
+    """,
+    # TypeScript / JavaScript keywords (reserved and contextual).
+    """
+    case catch class debugger default delete export extends finally function import
+    instanceof new null switch this throw typeof var void undefined implements interface
+    package private protected public declare namespace module readonly keyof infer is
+    satisfies of
+    """,
+    # Go keywords.
+    """
+    chan defer fallthrough func go goto map range select
+    """,
+    # Python keywords (hard and soft).
+    """
+    and assert class def del elif except global lambda none nonlocal or pass raise with
+    """,
+)
+
+_TOKEN = re.compile(r"[a-z0-9_]+")
+_MIN_TOKEN_LENGTH = 2
+_IDENTIFIER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$")
+
+
+@dataclass(frozen=True, slots=True)
+class Focus:
+    """The file under edit: its path, content and symbols (defined wins over imported)."""
+
+    path: str
+    content: str = ""
+    defined: tuple[str, ...] = ()
+    imported: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One candidate chunk; `raw` is the request's object, echoed back with every member."""
+
+    source: str
+    doc_id: str
+    text: str
+    raw: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A chunk with its unrounded relevance and the reasons that produced it."""
+
+    chunk: Chunk
+    relevance: float
+    reasons: tuple[str, ...]
+
+
+def tokenize(text: str) -> frozenset[str]:
+    """Return the lowercase `[a-z0-9_]` runs of 2+ characters in `text`, minus STOPWORDS."""
+    return frozenset(
+        token
+        for token in _TOKEN.findall(text.lower())
+        if len(token) >= _MIN_TOKEN_LENGTH and token not in STOPWORDS
+    )
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """Return |a & b| / |a | b|, or 0.0 when both sets are empty."""
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
+
+
+def normalize_path(path: str) -> str:
+    """Return `path` with backslashes as `/` and any leading `./` and `/` removed."""
+    out = path.replace("\\", "/")
+    while out.startswith(("./", "/")):
+        out = out[2:] if out.startswith("./") else out[1:]
+    return out
+
+
+_PREFIX_SEGMENTS = 2
+
+
+def prefix(path: str) -> str:
+    """Return the first two non-empty segments of the normalized path, joined by `/`.
+
+    A one-segment path is its own prefix; an empty path gives "" (which never matches).
+    """
+    segments = [segment for segment in normalize_path(path).split("/") if segment]
+    return "/".join(segments[:_PREFIX_SEGMENTS])
+
+
+def _holds_identifier(text: str, name: str) -> bool:
+    """Return whether `name` occurs in `text` not flanked by identifier characters."""
+    if not name:
+        return False
+    start = text.find(name)
+    while start >= 0:
+        end = start + len(name)
+        before = start == 0 or text[start - 1] not in _IDENTIFIER_CHARS
+        after = end == len(text) or text[end] not in _IDENTIFIER_CHARS
+        if before and after:
+            return True
+        start = text.find(name, start + 1)
+    return False
+
+
+def _first_held(text: str, names: Sequence[str]) -> str | None:
+    return next((name for name in names if _holds_identifier(text, name)), None)
+
+
+PATH_MATCH_WEIGHT = 1.0
+FILENAME_MATCH_WEIGHT = 0.6
+FILENAME_MIN_LENGTH = 3  # base names shorter than this never match
+DEFINED_MATCH_WEIGHT = 0.6
+TOKEN_OVERLAP_WEIGHT = 0.4
+PREFIX_MATCH_WEIGHT = 0.3
+IMPORT_PENALTY_WEIGHT = -0.5
+
+
+def _score(focus: Focus, focus_tokens: frozenset[str], chunk: Chunk) -> Scored:
+    path = normalize_path(focus.path)
+    total = 0.0
+    reasons: list[str] = []
+
+    path_match = bool(path) and (path in chunk.source or path in chunk.doc_id)
+    if path_match:
+        total += PATH_MATCH_WEIGHT
+        reasons.append("path_match")
+
+    base = path.rsplit("/", 1)[-1]
+    if len(base) >= FILENAME_MIN_LENGTH and base in chunk.text:
+        total += FILENAME_MATCH_WEIGHT
+        reasons.append(f"filename_match:{base}")
+
+    own = _first_held(chunk.text, focus.defined)
+    if own is not None:
+        total += DEFINED_MATCH_WEIGHT
+        reasons.append(f"defined_match:{own}")
+
+    overlap = jaccard(focus_tokens, tokenize(chunk.text))
+    if overlap > 0:
+        total += TOKEN_OVERLAP_WEIGHT * overlap
+        reasons.append(f"token_overlap:{overlap:.{REPORT_DECIMALS}f}")
+
+    head = prefix(path)
+    if not path_match and head and (chunk.source.startswith(head) or chunk.doc_id.startswith(head)):
+        total += PREFIX_MATCH_WEIGHT
+        reasons.append(f"prefix_match:{head}")
+
+    if own is None:
+        foreign = _first_held(chunk.text, focus.imported)
+        if foreign is not None:
+            total += IMPORT_PENALTY_WEIGHT
+            reasons.append(f"import_penalty:{foreign}")
+
+    return Scored(chunk=chunk, relevance=total, reasons=tuple(reasons))
+
+
+def score(focus: Focus, chunk: Chunk) -> Scored:
+    """Return the chunk's summed signals (unrounded) and reasons; never raises."""
+    return _score(focus, tokenize(focus.content), chunk)
+
+
+def _passes(relevance: float, threshold: float) -> bool:
+    return round(relevance, COMPARE_DECIMALS) >= round(threshold, COMPARE_DECIMALS)
+
+
+def split(
+    focus: Focus, chunks: Sequence[Chunk], threshold: float = DEFAULT_THRESHOLD
+) -> tuple[list[Scored], list[Scored]]:
+    """Return (kept, dropped): kept when relevance >= threshold at 6 decimals.
+
+    Input order is kept within each list. Never raises.
+    """
+    focus_tokens = tokenize(focus.content)
+    kept: list[Scored] = []
+    dropped: list[Scored] = []
+    for chunk in chunks:
+        scored = _score(focus, focus_tokens, chunk)
+        (kept if _passes(scored.relevance, threshold) else dropped).append(scored)
+    return kept, dropped
+
+
+# --- request / response --------------------------------------------------------------
+
+_USAGE = 'send {"focus": {"path": "..."}, "chunks": [{"text": "..."}], "threshold": 0.3}'
+
+
+def _json_type(value: object) -> str:
+    """Return the JSON name of a decoded value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _symbol_list(value: object, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise RequestError(f"{where} must be an array of strings", _USAGE)
+    return tuple(dict.fromkeys(item for item in value if item))
+
+
+def _parse_focus(obj: Mapping[str, object]) -> Focus:
+    if "focus" in obj and "focus_file" in obj and obj["focus"] != obj["focus_file"]:
+        raise RequestError("the request has both focus and focus_file, and they differ", _USAGE)
+    key = "focus" if "focus" in obj else "focus_file"
+    if key not in obj:
+        raise RequestError("the request has no focus", _USAGE)
+    focus = obj[key]
+    if not isinstance(focus, dict):
+        raise RequestError(f"{key} must be an object, not {_json_type(focus)}", _USAGE)
+    path = focus.get("path")
+    if path is None:
+        raise RequestError(f"{key}.path is missing", "give the path of the file under edit")
+    if not isinstance(path, str) or not path.strip():
+        raise RequestError(f"{key}.path must be a non-empty string", "give the file's path")
+    content = focus.get("content", "")
+    if not isinstance(content, str):
+        raise RequestError(f"{key}.content must be a string, not {_json_type(content)}", _USAGE)
+    found = symbols.classify(content, path)
+    defined = found.defined
+    if "defined_symbols" in focus:
+        defined = _symbol_list(focus["defined_symbols"], f"{key}.defined_symbols")
+    imported = found.imported
+    if "imported_symbols" in focus:
+        imported = _symbol_list(focus["imported_symbols"], f"{key}.imported_symbols")
+    own = set(defined)
+    imported = tuple(name for name in imported if name not in own)
+    return Focus(path=path, content=content, defined=defined, imported=imported)
+
+
+def _optional_string(chunk: Mapping[str, object], member: str, index: int) -> str:
+    value = chunk.get(member)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise RequestError(
+            f"chunks[{index}].{member} must be a string, not {_json_type(value)}", _USAGE
+        )
+    return value
+
+
+def _parse_chunks(obj: Mapping[str, object]) -> list[Chunk]:
+    if "chunks" not in obj:
+        raise RequestError("the request has no chunks", _USAGE)
+    raw_chunks = obj["chunks"]
+    if not isinstance(raw_chunks, list):
+        raise RequestError(f"chunks must be an array, not {_json_type(raw_chunks)}", _USAGE)
+    if not raw_chunks:
+        raise RequestError("chunks is empty", "send at least one chunk to score")
+    chunks: list[Chunk] = []
+    for index, raw in enumerate(raw_chunks):
+        if not isinstance(raw, dict):
+            raise RequestError(f"chunks[{index}] must be an object, not {_json_type(raw)}", _USAGE)
+        text = raw.get("text")
+        if not isinstance(text, str):
+            raise RequestError(
+                f"chunks[{index}] has no string text ({_json_type(text)})",
+                'give every chunk a "text" string',
+            )
+        chunks.append(
+            Chunk(
+                source=_optional_string(raw, "source", index),
+                doc_id=_optional_string(raw, "doc_id", index),
+                text=text,
+                raw=MappingProxyType(dict(raw)),
+            )
+        )
+    return chunks
+
+
+def _parse_threshold(obj: Mapping[str, object]) -> float:
+    if "threshold" not in obj:
+        return DEFAULT_THRESHOLD
+    value = obj["threshold"]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RequestError(f"threshold must be a number, not {_json_type(value)}", _USAGE)
+    try:
+        threshold = float(value)
+    except OverflowError:
+        threshold = math.inf
+    if not math.isfinite(threshold):
+        raise RequestError(f"threshold must be a finite number, not {threshold}", _USAGE)
+    return threshold
+
+
+def parse_request(obj: object) -> tuple[Focus, list[Chunk], float]:
+    """Return (focus, chunks, threshold) from a decoded JSON relevance request.
+
+    Accepts `{focus | focus_file: {path, content?, defined_symbols?, imported_symbols?},
+    chunks: [{text, source?, doc_id?, ...}], threshold?}`. Symbols not given are extracted
+    from `content` by `symbols.classify`; a symbol both defined and imported is defined.
+    Raises RequestError for: not an object; missing, non-array or empty chunks; a chunk that
+    is not an object, lacks string text, or has a non-string source/doc_id (null is read as
+    absent); missing or non-object focus; missing or empty focus.path; a non-string content;
+    symbol lists that are not arrays of strings; focus and focus_file both given and
+    different; a threshold that is not a number (booleans and null are not) or not finite.
+    """
+    if not isinstance(obj, dict):
+        raise RequestError(f"the request must be a JSON object, not {_json_type(obj)}", _USAGE)
+    chunks = _parse_chunks(obj)
+    focus = _parse_focus(obj)
+    return focus, chunks, _parse_threshold(obj)
+
+
+def _report(value: float) -> float:
+    return round(value, REPORT_DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
+
+
+def _echo(scored: Scored) -> dict[str, object]:
+    chunk = scored.chunk
+    out: dict[str, object] = (
+        dict(chunk.raw)
+        if chunk.raw
+        else {"source": chunk.source, "doc_id": chunk.doc_id, "text": chunk.text}
+    )
+    out["relevance"] = _report(scored.relevance)
+    out["reasons"] = list(scored.reasons)
+    return out
+
+
+def answer(focus: Focus, chunks: Sequence[Chunk], threshold: float) -> dict[str, object]:
+    """Return `{kept, dropped, threshold}`: each chunk echoed with relevance and reasons.
+
+    Each chunk keeps all members it arrived with (a chunk built without `raw` echoes source,
+    doc_id and text), plus `relevance` (4 decimals) and `reasons` (a list); input order is
+    kept in both lists. Never raises.
+    """
+    kept, dropped = split(focus, chunks, threshold)
+    return {
+        "kept": [_echo(scored) for scored in kept],
+        "dropped": [_echo(scored) for scored in dropped],
+        "threshold": threshold,
+    }

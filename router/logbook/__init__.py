@@ -1,0 +1,1 @@
+"""The shadow log: what every route emitted, its review and its report."""

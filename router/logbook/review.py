@@ -1,0 +1,230 @@
+"""Reviewing the shadow log (DESIGN 12): stats by engine version, diffs between versions,
+replay against the current engine, and the HTML report. Reads records; writes nothing."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import orjson
+
+from router.logbook import report
+from router.logbook.report import diff_text as diff_text
+from router.logbook.report import replay_text as replay_text
+from router.logbook.report import stats_text as stats_text
+from router.logbook.shadow import PERCENTILES, RATE_DIGITS, SKIPPED, Record, ShadowError, tail
+
+# -- review --------------------------------------------------------------------------------
+
+
+def stats(records: Iterable[Record]) -> dict[str, Any]:
+    """Return `{versions, by_version: {version: group}, all: group}`, versions in natural
+    order. A group: records, routes (routed + silent), routed, silent, skipped, injected,
+    silence_rate (silent / routes), injected_rate (injected / routes), pointers_per_route
+    (mean over routes, silent ones count 0), kinds and purposes offered (counts), skips (by
+    reason), latency_us {p50, p90, p99, max} over routes. Rates and means are None when
+    there is no route."""
+    grouped: dict[str, list[Record]] = {}
+    everything: list[Record] = []
+    for record in records:
+        grouped.setdefault(str(record.get("engine_version")), []).append(record)
+        everything.append(record)
+    versions = sorted(grouped, key=version_key)
+    return {
+        "versions": versions,
+        "by_version": {v: _group(grouped[v]) for v in versions},
+        "all": _group(everything),
+    }
+
+
+def _group(records: list[Record]) -> dict[str, Any]:
+    routes = [r for r in records if not _skipped(r)]
+    silent = sum(1 for r in routes if r.get("silence") is not None)
+    injected = sum(1 for r in routes if r.get("injected"))
+    offered = [p for r in routes for p in _pointers(r)]
+    latency = sorted(int(r.get("elapsed_us") or 0) for r in routes)
+    return {
+        "records": len(records),
+        "routes": len(routes),
+        "routed": len(routes) - silent,
+        "silent": silent,
+        "skipped": len(records) - len(routes),
+        "injected": injected,
+        "silence_rate": _ratio(silent, len(routes)),
+        "injected_rate": _ratio(injected, len(routes)),
+        "pointers_per_route": _ratio(len(offered), len(routes)),
+        "kinds": dict(sorted(Counter(str(p.get("kind")) for p in offered).items())),
+        "purposes": dict(sorted(Counter(str(p.get("purpose")) for p in offered).items())),
+        "skips": dict(sorted(Counter(str(r.get("skip")) for r in records if _skipped(r)).items())),
+        "latency_us": {
+            **{f"p{p}": _percentile(latency, p) for p in PERCENTILES},
+            "max": latency[-1] if latency else None,
+        },
+    }
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, RATE_DIGITS) if whole else None
+
+
+def _percentile(ordered: list[int], p: int) -> int | None:
+    """Nearest-rank percentile: a value that was observed, the same on every platform."""
+    if not ordered:
+        return None
+    return ordered[max(0, math.ceil(p * len(ordered) / 100) - 1)]
+
+
+def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
+    """Return a sort key putting 0.9.0 before 0.10.0 (numbers compared as numbers)."""
+    parts = re.findall(r"\d+|[^\d.]+", version)
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
+
+
+def diff(records: Iterable[Record], from_version: str, to_version: str) -> dict[str, Any]:
+    """Return how the routes of tasks seen under both versions differ, comparing each
+    version's last route of a task: `{from, to, tasks: [{task, from: side, to: side,
+    changed, status, moved: [{id, from, to}], appeared: [{id, to}], vanished: [{id, from}]}],
+    summary: {compared, changed, unchanged, moved, appeared, vanished, only_from, only_to}}`
+    where a side is `{at, status, silence, pointers: [ids]}` and positions are 1-based.
+    Tasks are sorted by text. Raises ShadowError when a version logged no route."""
+    last: dict[str, dict[str, Record]] = {from_version: {}, to_version: {}}
+    seen: set[str] = set()
+    for record in records:
+        version = str(record.get("engine_version"))
+        seen.add(version)
+        if version in last and not _skipped(record):
+            last[version][str(record.get("task"))] = record
+    for version in (from_version, to_version):
+        if not last[version]:
+            known = ", ".join(sorted(seen, key=version_key)) or "none"
+            raise ShadowError(
+                f"no route was logged under engine version {version}",
+                f"Versions in the log: {known}",
+            )
+    old, new = last[from_version], last[to_version]
+    tasks = []
+    for task in sorted(old.keys() & new.keys()):
+        before, after = _side(old[task]), _side(new[task])
+        changes = _changes(before, after)
+        tasks.append({"task": task, "from": before, "to": after, **changes})
+    changed = sum(1 for t in tasks if t["changed"])
+    summary = {"compared": len(tasks), "changed": changed, "unchanged": len(tasks) - changed}
+    summary |= {k: sum(len(t[k]) for t in tasks) for k in ("moved", "appeared", "vanished")}
+    summary |= {"only_from": len(old.keys() - new.keys()), "only_to": len(new.keys() - old.keys())}
+    return {"from": from_version, "to": to_version, "tasks": tasks, "summary": summary}
+
+
+def replay(
+    records: Iterable[Record],
+    route: Callable[[str, dict[str, Any]], Mapping[str, Any]],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Re-route each logged task with `route(task, request)` (which returns a route
+    document) and report, Scientist-style, where the candidate differs from the control
+    (the logged route). Tasks are deduplicated by task and request (the last record wins),
+    in order of first appearance; skipped records are not replayed. A `route` that raises
+    marks its task errored and replay goes on. `progress(done, total)` follows each task.
+
+    Returns `{tasks: [{task, request, at, match, control: side, candidate: side | None,
+    status, moved, appeared, vanished, error}], summary: {tasks, matched, mismatched,
+    errored}}` (a side as in `diff`; match means same status, silence and pointer ids in
+    the same order)."""
+    latest: dict[bytes, Record] = {}
+    for record in records:
+        if not _skipped(record):
+            key = orjson.dumps(
+                [record.get("task"), record.get("request")], option=orjson.OPT_SORT_KEYS
+            )
+            latest[key] = record
+    results = []
+    for done, record in enumerate(latest.values(), start=1):
+        task, request = str(record.get("task")), dict(record.get("request") or {})
+        control, error, candidate = _side(record), None, None
+        try:
+            candidate = _side(route(task, dict(request)))  # a copy: the report keeps its own
+        except Exception as exc:  # replay never stops: a failing task is reported, not raised
+            error = f"{type(exc).__name__}: {exc}"
+        # an errored task is compared with itself: nothing moved, and it is no match
+        changes = _changes(control, candidate or control)
+        match = error is None and not changes["changed"]
+        out = {"task": task, "request": request, "at": record.get("at"), "match": match}
+        results.append({**out, "control": control, "candidate": candidate, **changes})
+        results[-1]["error"] = error
+        if progress is not None:
+            progress(done, len(latest))
+    errored = sum(1 for r in results if r["error"] is not None)
+    matched = sum(1 for r in results if r["match"])
+    summary = {"tasks": len(results), "matched": matched, "errored": errored}
+    return {
+        "tasks": results,
+        "summary": {**summary, "mismatched": len(results) - matched - errored},
+    }
+
+
+def _side(record: Mapping[str, Any]) -> dict[str, Any]:
+    """Return what is compared of one route: its status, silence reason and pointer ids."""
+    silence = record.get("silence")
+    return {
+        "at": record.get("at"),
+        "status": record.get("status"),
+        "silence": silence.get("reason") if isinstance(silence, Mapping) else None,
+        "pointers": [str(p.get("id")) for p in _pointers(record)],
+    }
+
+
+def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the pointer moves between two sides, and whether anything compared differs."""
+    old, new = before["pointers"], after["pointers"]
+    where_old = {p: i for i, p in enumerate(old, start=1)}
+    where_new = {p: i for i, p in enumerate(new, start=1)}
+    moved = [
+        {"id": p, "from": where_old[p], "to": where_new[p]}
+        for p in new
+        if p in where_old and where_old[p] != where_new[p]
+    ]
+    appeared = [{"id": p, "to": where_new[p]} for p in new if p not in where_old]
+    vanished = [{"id": p, "from": where_old[p]} for p in old if p not in where_new]
+    status = None
+    if (before["status"], before["silence"]) != (after["status"], after["silence"]):
+        status = {"from": before["status"], "to": after["status"]}
+        status |= {"from_silence": before["silence"], "to_silence": after["silence"]}
+    return {
+        "changed": old != new or status is not None,
+        "status": status,
+        "moved": moved,
+        "appeared": appeared,
+        "vanished": vanished,
+    }
+
+
+def _skipped(record: Mapping[str, Any]) -> bool:
+    return record.get("status") == SKIPPED
+
+
+def _pointers(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Return a record's pointers, ignoring anything in the list that is not an object."""
+    found = record.get("pointers")
+    return [p for p in found if isinstance(p, Mapping)] if isinstance(found, list) else []
+
+
+def report_html(records: Iterable[Record], title: str) -> str:
+    """Return one self-contained HTML page (inline CSS and SVG; no script, no link out)
+    with the stats table, consecutive-version comparisons, plots and the latest routes.
+    Deterministic for the same records."""
+    kept = list(records)
+    summary = stats(kept)
+    # only versions that routed something can be compared (a diff needs routes on both sides)
+    routed = [v for v in summary["versions"] if summary["by_version"][v]["routes"]]
+    comparisons = [diff(kept, a, b) for a, b in itertools.pairwise(routed)]
+    latency = [int(r.get("elapsed_us") or 0) for r in kept if not _skipped(r)]
+    return report.html(
+        title=title,
+        stats=summary,
+        comparisons=comparisons,
+        latency_us=latency,
+        latest=tail(kept, report.LATEST_ROWS),
+    )

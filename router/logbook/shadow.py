@@ -1,0 +1,295 @@
+"""The shadow-mode log (DESIGN 12): one JSON line per route emitted, read back for review.
+
+Services layer: it reads and writes log files but never the clock or the environment
+(callers pass `at`, paths and versions) and never prints (the CLI prints the text forms in
+`router.logbook.report`). Lines are appended whole under a lock; readers skip a torn or garbled line
+and count it; lines of older schemas are upgraded as they are read, never rewritten.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from router.base.errors import KrouteError
+from router.core.config import SHADOW_MODES
+
+SCHEMA = "kroute.shadow/2"
+SCHEMA_V1 = "kroute.shadow/1"  # `version`, `fingerprint`; no `skip`, no `intent`
+SKIPPED = "skipped"  # the status of a record whose hook did not route
+POINTER_FIELDS = ("id", "path", "kind", "purpose", "evidence")
+PERCENTILES = (50, 90, 99)
+DIR_MODE = 0o700
+FILE_MODE = 0o600  # the log holds the user's prompts
+LOG_SUFFIX = ".jsonl"
+DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}")
+RATE_DIGITS = 4
+
+
+class ShadowError(KrouteError):
+    """The shadow log cannot be written or read, or a record or request is inconsistent."""
+
+
+Record = dict[str, Any]
+
+
+# -- records -------------------------------------------------------------------------------
+
+
+def entry(
+    *,
+    at: str,
+    engine_version: str,
+    catalog_fingerprint: str,
+    config_digest: str,
+    source: str,
+    session: str | None,
+    prompt_id: str | None,
+    cwd: str | None,
+    mode: str,
+    injected: bool,
+    task: str,
+    request: Mapping[str, Any],
+    document: Mapping[str, Any] | None,
+    text: str,
+    elapsed_us: int,
+    skip: str | None = None,
+) -> Record:
+    """Return one log line's record (all DESIGN 12 fields, schema SCHEMA).
+
+    `document` is the route JSON document (render.route_json); a hook that did not route
+    passes None with `skip` saying why, and the record's status is "skipped". Raises
+    ShadowError for an unknown mode, or when skip/document/injected contradict each other."""
+    if mode not in SHADOW_MODES:
+        raise ShadowError(
+            f"shadow mode {mode!r} is unknown", f"Use one of {', '.join(SHADOW_MODES)}"
+        )
+    if (document is None) == (skip is None):
+        raise ShadowError(
+            "a shadow record needs exactly one of a route document and a skip reason",
+            "Pass document=None with skip set when the hook did not route",
+        )
+    if injected and (mode != "live" or document is None):
+        raise ShadowError(
+            f"a record cannot be injected in mode {mode!r} without a route",
+            "Only live mode injects a route",
+        )
+    doc: Mapping[str, Any] = document or {}
+    return {
+        "schema": SCHEMA,
+        "at": at,
+        "engine_version": engine_version,
+        "catalog_fingerprint": catalog_fingerprint,
+        "config_digest": config_digest,
+        "source": source,
+        "session": session,
+        "prompt_id": prompt_id,
+        "cwd": cwd,
+        "mode": mode,
+        "injected": injected,
+        "task": task,
+        "request": dict(request),
+        "status": doc.get("status", SKIPPED),
+        "silence": doc.get("silence"),
+        "pointers": [{k: p.get(k) for k in POINTER_FIELDS} for p in doc.get("pointers") or []],
+        "withheld": doc.get("withheld", 0),
+        "intent": doc.get("intent"),
+        "text": text,
+        "elapsed_us": elapsed_us,
+        "skip": skip,
+    }
+
+
+def body(task: str, request: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the engine request body (`Engine.route`) that re-asks a logged task: the
+    logged filters flattened beside budget, order, strategy and paths, unset ones left out."""
+    out: dict[str, Any] = {"task": task}
+    filters = request.get("filters") or {}
+    for name, value in [*filters.items(), *request.items()]:
+        if name != "filters" and value is not None:
+            out[name] = value
+    return out
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def log_dir(state_dir: Path, repo_id: str) -> Path:
+    """Return the directory of one repository's daily logs: `<state>/shadow/<repo_id>`."""
+    return state_dir / "shadow" / repo_id
+
+
+def log_path(state_dir: Path, repo_id: str, day: str) -> Path:
+    """Return the log file of one UTC day (`YYYY-MM-DD`). Raises ShadowError for another
+    day format, so a caller's slip cannot scatter files."""
+    if not DAY_NAME.fullmatch(day):
+        raise ShadowError(f"{day!r} is not a YYYY-MM-DD day", "Pass the UTC date of `at`")
+    return log_dir(state_dir, repo_id) / f"{day}{LOG_SUFFIX}"
+
+
+def day_of(at: str) -> str:
+    """Return the `YYYY-MM-DD` day of an ISO timestamp (the file it is logged in)."""
+    return at[:10]
+
+
+def append(path: Path, record: Mapping[str, Any]) -> None:
+    """Append `record` to `path` as one line (sorted keys): a single write on an O_APPEND
+    descriptor held under an exclusive flock, so concurrent writers never interleave.
+    Missing parent directories are created 0700 and a new file 0600.
+
+    Raises ShadowError when the record cannot be serialized or the log cannot be written."""
+    try:
+        line = orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
+    except orjson.JSONEncodeError as exc:
+        raise ShadowError(f"a shadow record cannot be written as JSON: {exc}", "") from exc
+    try:
+        _private_parents(path.parent)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+    except OSError as exc:
+        raise _unwritable(path, exc) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        # A writer killed mid-line left no newline: start afresh so only its line is lost
+        # (read-write open only for this one-byte look back).
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            line = b"\n" + line
+        done = os.write(fd, line)
+        while done < len(line):  # a short write (full disk, signal): finish under the lock
+            done += os.write(fd, line[done:])
+    except OSError as exc:
+        raise _unwritable(path, exc) from exc
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _private_parents(directory: Path) -> None:
+    """Create `directory` and its missing ancestors 0700 (existing ones are left alone)."""
+    missing = []
+    while not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    for path in reversed(missing):
+        path.mkdir(mode=DIR_MODE, exist_ok=True)
+        os.chmod(path, DIR_MODE)  # mkdir's mode is cut by the umask
+
+
+def _unwritable(path: Path, exc: OSError) -> ShadowError:
+    return ShadowError(
+        f"cannot append to the shadow log {path}: {exc.strerror or exc}",
+        'Check that KROUTE_HOME is writable, or set shadow.mode = "off"',
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A line that was passed over: which file, which line (1-based), and why."""
+
+    path: Path
+    line: int
+    reason: str
+
+
+class Reading:
+    """The records of some log files, upgraded to SCHEMA, yielded lazily in file order.
+
+    Iterate it for the records. `skipped` lists the lines passed over (torn, not a JSON
+    object, unknown schema); it is complete once an iteration has finished, and iterating
+    again re-reads the files and fills it afresh."""
+
+    def __init__(self, files: tuple[Path, ...], since: str | None) -> None:
+        self.files = files
+        self.since = since
+        self.skipped: list[Skipped] = []
+
+    def __iter__(self) -> Iterator[Record]:
+        self.skipped = []
+        for path in self.files:
+            if self.since and DAY_NAME.fullmatch(path.stem) and path.stem < self.since[:10]:
+                continue  # a whole day before `since`: nothing in it can pass
+            yield from self._lines(path)
+
+    def _lines(self, path: Path) -> Iterator[Record]:
+        try:
+            handle = path.open("rb")
+        except OSError as exc:
+            raise ShadowError(f"cannot read the shadow log {path}: {exc.strerror}", "") from exc
+        with handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.endswith(b"\n"):
+                    self.skipped.append(Skipped(path, number, "torn last line (no newline)"))
+                    continue
+                try:
+                    record = upgrade(orjson.loads(raw))
+                except (orjson.JSONDecodeError, ShadowError) as exc:
+                    reason = exc.what if isinstance(exc, ShadowError) else "not a JSON object"
+                    self.skipped.append(Skipped(path, number, reason))
+                    continue
+                at = record.get("at")
+                if self.since is None or (isinstance(at, str) and at >= self.since):
+                    yield record
+
+
+def read(source: Path | Iterable[Path], since: str | None = None) -> Reading:
+    """Return a lazy Reading of the log: a directory means all its `*.jsonl` by name.
+
+    `since` (an ISO date or datetime prefix) keeps records whose `at` sorts at or after it.
+    Raises ShadowError when a named file or directory does not exist (and, while iterating,
+    when a file cannot be read)."""
+    if not isinstance(source, Path):
+        files = tuple(source)
+    elif source.is_dir():
+        files = tuple(sorted(source.glob(f"*{LOG_SUFFIX}")))
+    else:
+        files = (source,)
+    for path in files:
+        if not path.is_file():
+            raise ShadowError(f"no shadow log at {path}", "Route a task first, or check the path")
+    return Reading(files, since)
+
+
+# -- schemas -------------------------------------------------------------------------------
+
+
+def _from_v1(record: Record) -> Record:
+    """kroute.shadow/1 -> /2: renamed version and fingerprint; skip and intent arrived."""
+    out = {k: v for k, v in record.items() if k not in ("version", "fingerprint")}
+    out["engine_version"] = record.get("version")
+    out["catalog_fingerprint"] = record.get("fingerprint")
+    out.setdefault("skip", None)
+    out.setdefault("intent", None)
+    out["schema"] = SCHEMA
+    return out
+
+
+# Old schema -> the function lifting a record one step; a new schema adds one entry here.
+UPGRADES: dict[str, Callable[[Record], Record]] = {SCHEMA_V1: _from_v1}
+
+
+def upgrade(record: object) -> Record:
+    """Return `record` lifted to SCHEMA. Raises ShadowError when it is not a JSON object or
+    its schema is unknown (a newer kroute wrote it, or it is not a shadow line)."""
+    if not isinstance(record, dict):
+        raise ShadowError("not a JSON object")
+    for _ in range(len(UPGRADES) + 1):
+        schema = record.get("schema")
+        if schema == SCHEMA:
+            return record
+        step = UPGRADES.get(schema) if isinstance(schema, str) else None
+        if step is None:
+            raise ShadowError(f"unknown schema {schema!r}")
+        record = step(record)
+    raise ShadowError(f"schema upgrades loop at {record.get('schema')!r}")
+
+
+def tail(records: Iterable[Record], n: int) -> list[Record]:
+    """Return the last `n` records (all of them when there are fewer)."""
+    return list(deque(records, maxlen=max(n, 0)))

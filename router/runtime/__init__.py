@@ -1,0 +1,1 @@
+"""The engine over one catalog, and the evaluations that run it."""

@@ -1,0 +1,277 @@
+"""Request -> response: the one path shared by the daemon, the CLI fallback, replay and tests.
+
+The engine owns a configuration, the catalog read from it and the index over that catalog.
+It reads files only through `catalog`; clock and environment come from its callers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from router import __version__
+from router.base.errors import RequestError
+from router.core import catalog, entry, pattern, render, score
+from router.core import route as routing
+from router.core.catalog import Catalog
+from router.core.config import Config
+from router.core.index import Index
+from router.filters import intent, relevance, symbols
+
+
+class Engine:
+    """A loaded catalog with its index, answering route and explain requests."""
+
+    def __init__(self, config: Config, cat: Catalog, version: str = __version__) -> None:
+        self.config = config
+        self.intent_defaults = strategy_defaults(config)
+        self.catalog = cat
+        self.version = version
+        self.index = Index(cat.entries)
+        self._owners = _owners(cat)
+
+    @classmethod
+    def load(cls, config: Config, version: str = __version__) -> Engine:
+        """Return an engine over the catalog the config names. Never raises for bad files."""
+        return cls(config, catalog.load(config), version)
+
+    # -- requests --------------------------------------------------------------------------
+
+    def request(self, body: Mapping[str, Any]) -> routing.Request:
+        """Return the validated route request of a decoded JSON body.
+
+        Raises RequestError naming the member that is missing or of the wrong type."""
+        if not isinstance(body, Mapping):
+            raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
+        task = body.get("task")
+        if not isinstance(task, str):
+            raise RequestError("`task` is missing or not text", 'Send {"task": "..."}')
+        paths = body.get("paths", [])
+        if isinstance(paths, str):
+            paths = [paths]
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise RequestError("`paths` must be a list of file paths", 'Send "paths": ["src/a.py"]')
+        strategy = _text(body, "strategy")
+        if strategy is not None and strategy != "auto" and strategy not in intent.DEFAULTS:
+            raise RequestError(
+                f"strategy is {strategy!r}", f"Use auto or one of {', '.join(intent.DEFAULTS)}"
+            )
+        return routing.check(
+            routing.Request(
+                task=task,
+                budget=_int(body, "budget", self.config.budget),
+                order=_text(body, "order") or self.config.order,
+                domain=_text(body, "domain"),
+                cluster=_text(body, "cluster"),
+                kind=_text(body, "kind"),
+                purpose=_text(body, "purpose"),
+                paths=tuple(paths),
+                strategy=strategy,
+                root=str(self.config.root),
+                focus=self.focus(body.get("focus")),
+            )
+        )
+
+    def route(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the route document (DESIGN 7) of a decoded JSON request. Raises
+        RequestError for a malformed request.
+
+        With `strategy: "auto"` the task is classified (DESIGN 9): the budget comes from the
+        strategy unless the request gives one, and the intent is recorded in the answer."""
+        request = self.request(body)
+        classified = None
+        if body.get("strategy") == "auto":
+            classified = intent.classify(request.task, self.intent_defaults)
+            budget = request.budget
+            if body.get("budget") is None and classified.skip != "short":
+                budget = classified.token_budget
+            request = replace(request, strategy=classified.strategy, budget=budget)
+        answer = self.assemble(request)
+        extra: dict[str, Any] = {}
+        if request.focus is not None:
+            extra["filtered_by_focus"] = answer.filtered_by_focus
+        return self.document(
+            answer, intent=intent.as_dict(classified) if classified else None, **extra
+        )
+
+    def orientation(self) -> dict[str, Any]:
+        """Return what a session start shows: roots, entries by kind, always-apply entries."""
+        kinds = Counter(e.kind for e in self.index.entries())
+        return {
+            "entries": len(self.index),
+            "kinds": dict(sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "roots": [r for r in self.config.roots if (self.config.root / r).exists()],
+            "always_apply": [
+                {"path": e.path, "summary": e.summary}
+                for e in self.index.entries()
+                if e.always_apply
+            ],
+        }
+
+    def focus(self, value: Any) -> relevance.Focus | None:
+        """Return the focus of a request: `{"path", "content"?}` or a path. The file is read
+        only when it lies inside the repository (and under 1 MiB); elsewhere only its path
+        counts. Raises RequestError for a malformed focus."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            value = {"path": value}
+        if not isinstance(value, Mapping) or not isinstance(value.get("path"), str):
+            raise RequestError('`focus` must be a path or {"path": ...}', "Fix the focus")
+        path = value["path"]
+        content = value.get("content")
+        if content is None:
+            content = self._read_inside(path)
+        if not isinstance(content, str):
+            raise RequestError("`focus.content` must be text", "Send the file's text or omit it")
+        relative = path
+        absolute = Path(path)
+        if absolute.is_absolute():
+            try:
+                relative = absolute.resolve().relative_to(self.config.root).as_posix()
+            except (OSError, ValueError):
+                relative = path
+        found = symbols.classify(content, relative)
+        return relevance.Focus(relative, content, found.defined, found.imported)
+
+    def _read_inside(self, path: str) -> str:
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            candidate = self.config.root / candidate
+        try:
+            resolved = candidate.resolve()
+            resolved.relative_to(self.config.root)
+            if resolved.stat().st_size > catalog.MAX_FILE_BYTES:
+                return ""
+            return resolved.read_text(encoding="utf-8", errors="replace")
+        except (OSError, ValueError):
+            return ""
+
+    def assemble(self, request: routing.Request) -> routing.Route:
+        """Return the route of a validated request."""
+        return routing.assemble(self.index, self.config.taxonomy, request)
+
+    def document(
+        self, answer: routing.Route, intent: Mapping[str, Any] | None = None, **extra: Any
+    ) -> dict[str, Any]:
+        """Return the JSON document of a route."""
+        return render.route_json(
+            answer,
+            version=self.version,
+            fingerprint=self.catalog.fingerprint,
+            entries=len(self.index),
+            stale=len(self.catalog.stale),
+            intent=intent,
+            extra=extra or None,
+        )
+
+    def explain(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Return seed 1's explain record for `{task|problem, domain?, cluster?, limit?}`."""
+        if not isinstance(body, Mapping):
+            raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
+        problem = body.get("task", body.get("problem"))
+        if not isinstance(problem, str):
+            raise RequestError("`task` is missing or not text", 'Send {"task": "..."}')
+        limit = body.get("limit")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise RequestError("`limit` must be a whole number of at least 1", "Fix the limit")
+        request = routing.Request(
+            task=problem,
+            domain=_text(body, "domain"),
+            cluster=_text(body, "cluster"),
+            kind=_text(body, "kind"),
+            purpose=_text(body, "purpose"),
+        )
+        q = score.query(self.index, problem)
+        admitted = routing.admission(self.config.taxonomy, request)
+        rows = [s for s in score.reached(self.index, q) if admitted(s.indexed.entry)]
+        return render.explain(
+            rows,
+            problem=problem,
+            domain=request.domain,
+            cluster=request.cluster,
+            limit=limit,
+            sources=sorted({s.indexed.entry.file for s in rows}),
+            no_terms=not q.tokens,
+        )
+
+    # -- catalog changes ---------------------------------------------------------------------
+
+    def update(self, changed: Iterable[str]) -> None:
+        """Re-read the changed files (repository-relative) and bring the index in line.
+
+        Only the ids the changed files held or hold are touched: each goes to the file that
+        comes first by path among those declaring it (as a fresh load would decide). The
+        caller keeps routes out while this runs."""
+        changed = {pattern.clean(p) for p in changed}
+        before = self.catalog
+        self.catalog = catalog.refresh(self.config, before, changed)
+        affected: set[str] = set()
+        for path in changed:
+            old, new = before.files.get(path), self.catalog.files.get(path)
+            for item in old.entries if old else ():
+                self._owners[item.id].remove(path)
+                affected.add(item.id)
+            for item in new.entries if new else ():
+                bisect.insort(self._owners.setdefault(item.id, []), path)
+                affected.add(item.id)
+        for entry_id in sorted(affected):
+            holders = self._owners.get(entry_id)
+            if not holders:
+                self._owners.pop(entry_id, None)
+                self.index.remove(entry_id)
+                continue
+            winner = entry.merged(
+                e for path in holders for e in self.catalog.files[path].entries if e.id == entry_id
+            )
+            if self.index.get(entry_id) != winner:
+                self.index.add(winner)
+
+    def reload(self) -> None:
+        """Re-read the whole catalog and rebuild the index."""
+        self.catalog = catalog.load(self.config)
+        self.index = Index(self.catalog.entries)
+        self._owners = _owners(self.catalog)
+
+
+def _owners(cat: Catalog) -> dict[str, list[str]]:
+    """Return, per id, the sorted paths of the files declaring it (one per entry)."""
+    owners: dict[str, list[str]] = {}
+    for path in sorted(cat.files):
+        for item in cat.files[path].entries:
+            owners.setdefault(item.id, []).append(path)
+    return owners
+
+
+def strategy_defaults(config: Config) -> dict[str, intent.StrategyDefaults]:
+    """Return the per-strategy defaults with the config's [intent.strategies] table laid
+    over them. Raises ConfigError for a bad value."""
+    table = config.intent.get("strategies", {})
+    return intent.defaults_from_config(table if isinstance(table, Mapping) else {})
+
+
+def _text(body: Mapping[str, Any], name: str) -> str | None:
+    value = body.get(name)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise RequestError(f"`{name}` must be text", f"Send {name} as a string")
+    return value
+
+
+def _int(body: Mapping[str, Any], name: str, default: int) -> int:
+    value = body.get(name)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RequestError(f"`{name}` must be a whole number", f"Send {name} as a number")
+    if int(value) != value:
+        raise RequestError(f"`{name}` must be a whole number, not {value}", "Drop the fraction")
+    return int(value)

@@ -1,0 +1,196 @@
+"""Judged sets: how often a route shows the agent a document a judge marked relevant
+(DESIGN 13, `kroute eval --judged`), beside a plain BM25 run over the same entries.
+
+Counts what the agent is shown: anchored pointers plus the ranked ones within the budget.
+It runs requests through `engine`, so it sits beside the services, above the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from router.base.errors import EvalError
+from router.core.baseline import Bm25
+from router.core.route import ORDERS
+from router.runtime.engine import Engine
+
+BASELINES = ("bm25",)
+WHOLE_ORDER = 1_000_000  # a budget no catalog fills: the route's whole order, for ranks
+
+# A shown item: an id, or (id, path) of a pointer.
+Item = str | tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """One judged task: the ids or path ends that answer it (none: the router should stay
+    silent), and the repository folder it is asked in, if the set names one."""
+
+    task: str
+    relevant: tuple[str, ...]
+    repo: str | None = None
+    ident: str = ""
+
+
+def read(path: Path) -> list[Judged]:
+    """Return the tasks of a judged JSONL file (`{task, relevant: [...], repo?, id?}` per
+    line). Raises EvalError naming the line that is not such an object."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise EvalError(f"cannot read {path}: {error}", "Check the --judged path") from None
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            item = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            item = None
+        relevant = item.get("relevant") if isinstance(item, dict) else None
+        repo = item.get("repo") if isinstance(item, dict) else None
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("task"), str)
+            or not isinstance(relevant, list)
+            or not all(isinstance(r, str) for r in relevant)
+            or not (repo is None or (isinstance(repo, str) and repo.strip("./")))
+        ):
+            raise EvalError(
+                f"{path.name}:{number} is not a {{task, relevant: [ids], repo?}} object",
+                "Fix that line",
+            )
+        ident = item.get("id")
+        out.append(
+            Judged(item["task"], tuple(relevant), repo, ident if isinstance(ident, str) else "")
+        )
+    if not out:
+        raise EvalError(f"{path.name} holds no judged task", "Add lines of {task, relevant}")
+    return out
+
+
+def hit(item: Item, relevant: Sequence[str]) -> bool:
+    """Return whether a shown item is relevant: its id is named, or its path equals or ends
+    with a named path (relevant paths may carry the repository folder in front)."""
+    if isinstance(item, str):
+        return item in relevant
+    ident, path = item
+    for r in relevant:
+        if r in (ident, path) or path.endswith("/" + r) or r.endswith("/" + path):
+            return True
+    return False
+
+
+def first_relevant(ranked: Sequence[Item], relevant: Sequence[str]) -> int | None:
+    """Return the 1-based rank of the first relevant item in `ranked`, or None."""
+    for place, item in enumerate(ranked, start=1):
+        if hit(item, relevant):
+            return place
+    return None
+
+
+def metrics(
+    rows: Sequence[tuple[Judged, Sequence[Item], Sequence[Item]]], budget: int
+) -> dict[str, Any]:
+    """Return hit@1, hit@budget and MRR over covered tasks and the silence rate over
+    uncovered ones, from (task, the route's whole order, the items it showed) rows."""
+    covered = [row for row in rows if row[0].relevant]
+    uncovered = [row for row in rows if not row[0].relevant]
+    hit1 = hitb = reciprocal = 0.0
+    for j, ranked, offered in covered:
+        rank = first_relevant(ranked, j.relevant)
+        hit1 += 1 if offered[:1] and hit(offered[0], j.relevant) else 0
+        hitb += 1 if any(hit(i, j.relevant) for i in offered) else 0
+        reciprocal += 1 / rank if rank else 0
+    return {
+        "tasks": len(rows),
+        "covered": len(covered),
+        "uncovered": len(uncovered),
+        "hit@1": _ratio(hit1, len(covered)),
+        f"hit@{budget}": _ratio(hitb, len(covered)),
+        "mrr": _ratio(reciprocal, len(covered)),
+        "silence_rate": _ratio(sum(1 for row in uncovered if not row[2]), len(uncovered)),
+        "silent_when_covered": sum(1 for row in covered if not row[2]),
+    }
+
+
+def run(
+    load: Callable[[str | None], Engine],
+    tasks: list[Judged],
+    budget: int | None = None,
+    baselines: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Return the judged report: metrics per order side by side (and per baseline), and per
+    task the rank of the first relevant entry in the route's whole order under each.
+
+    `load(repo)` gives the engine a task is routed over (cache it: it is asked per task)."""
+    budget = budget or load(tasks[0].repo).config.budget
+    report: dict[str, Any] = {"budget": budget, "orders": {}, "baselines": {}, "tasks": []}
+    per_task: list[dict[str, Any]] = [
+        {"id": j.ident, "task": j.task, "relevant": list(j.relevant), "rank": {}, "offered": {}}
+        for j in tasks
+    ]
+    for order in ORDERS:
+        rows = []
+        for j, line in zip(tasks, per_task, strict=True):
+            engine = load(j.repo)
+            ask = {"task": j.task, "order": order}
+            whole = engine.assemble(engine.request({**ask, "budget": WHOLE_ORDER}))
+            route = engine.assemble(engine.request({**ask, "budget": budget}))
+            ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
+            offered = [(p.entry.id, p.entry.path) for p in route.pointers]
+            rows.append((j, ranked, offered))
+            line["rank"][order] = first_relevant(ranked, j.relevant)
+            line["offered"][order] = [p for p, _ in offered]
+        report["orders"][order] = metrics(rows, budget)
+    references: dict[str | None, Bm25] = {}
+    for name in baselines:
+        rows = []
+        for j, line in zip(tasks, per_task, strict=True):
+            if j.repo not in references:
+                references[j.repo] = Bm25(load(j.repo).index.entries())
+            found = [(e.id, e.path) for e in references[j.repo].rank(j.task)]
+            rows.append((j, found, found[:budget]))
+            line["rank"][name] = first_relevant(found, j.relevant)
+            line["offered"][name] = [p for p, _ in found[:budget]]
+        report["baselines"][name] = metrics(rows, budget)
+    report["tasks"] = per_task
+    return report
+
+
+def _ratio(numerator: float, denominator: int) -> float:
+    return round(numerator / denominator, 4) if denominator else 0.0
+
+
+def text(report: Mapping[str, Any]) -> str:
+    """Return the judged report as a table of the orders (and baselines), then one line per
+    task with the rank of its first relevant entry under each (`-` when none is reached)."""
+    budget = report["budget"]
+    keys = ("hit@1", f"hit@{budget}", "mrr", "silence_rate")
+    lines = [f"{'order':<10}" + "".join(f"{k:>14}" for k in keys)]
+    columns = {**report["orders"], **report.get("baselines", {})}
+    for order, figures in columns.items():
+        lines.append(f"{order:<10}" + "".join(f"{figures[k]:>14.3f}" for k in keys))
+    first = next(iter(report["orders"].values()))
+    lines.append(
+        f"{first['covered']} covered tasks, {first['uncovered']} with no relevant document "
+        f"(silence rate counts those); budget {budget}"
+    )
+    lines.append("")
+    lines.append(f"rank of the first relevant entry ({' / '.join(columns)}), task")
+    for task in report["tasks"]:
+        if task["relevant"]:
+            ranks = " / ".join(_rank(task["rank"][o]) for o in columns)
+        else:
+            ranks = " / ".join("silent" if not task["offered"][o] else "spoke" for o in columns)
+        lines.append(f"  {ranks:<24} {task['task']}")
+    return "\n".join(lines)
+
+
+def _rank(rank: int | None) -> str:
+    return "-" if rank is None else str(rank)

@@ -1,0 +1,1 @@
+"""Serving: the request service, the daemon, its HTTP server and watcher, the client."""

@@ -1,0 +1,310 @@
+"""The thin daemon client: find, start, stop and ask the daemon of a repository.
+
+Standard library only (no click, orjson, YAML or asyncio), so a hook that imports it starts
+in milliseconds. HTTP/1.1 over the Unix socket, one request per connection.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from router import __version__
+from router.base import paths
+from router.base.errors import DaemonError, RequestError
+
+VERSION_HEADER = "X-Kroute-Version"
+SOURCE_HEADER = "X-Kroute-Source"  # who emits the route, for the shadow log
+START_WAIT = 10.0  # seconds a fresh daemon may take to load its catalog and listen
+STOP_WAIT = 3.0
+POLL = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The daemon one repository root (and config file) is served by."""
+
+    root: Path
+    config_file: Path | None
+    places: paths.Places
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """An HTTP answer from the daemon."""
+
+    status: int
+    body: bytes
+
+    def json(self) -> Any:
+        """Return the body decoded as JSON. Raises DaemonError when it is not JSON."""
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            raise DaemonError(
+                "the daemon answered something that is not JSON", "Restart it: kroute restart"
+            ) from None
+
+
+def target(root: Path, config_file: Path | None, env: Mapping[str, str]) -> Target:
+    """Return the target for a resolved repository root and config file."""
+    return Target(root, config_file, paths.places(root, config_file, env, os.getuid()))
+
+
+# -- state ----------------------------------------------------------------------------------------
+
+
+def read_status(t: Target) -> dict[str, Any] | None:
+    """Return the daemon's status file, or None when there is none (or it is unreadable)."""
+    try:
+        status = json.loads(t.places.status.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return status if isinstance(status, dict) else None
+
+
+def alive(pid: int) -> bool:
+    """Return whether a process with this pid exists."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except OSError as error:
+        return error.errno == errno.EPERM
+    return True
+
+
+def state(t: Target, version: str = __version__) -> tuple[str, str]:
+    """Return (state, sentence): "running", "not-running", "died", "socket-missing" or
+    "other-version", with a precise sentence for people."""
+    status = read_status(t)
+    if status is None:
+        if t.places.socket.exists():
+            return "died", f"a socket is left at {t.places.socket} but no status file"
+        return "not-running", f"no daemon is running for {t.root}"
+    pid = int(status.get("pid", 0))
+    if not alive(pid):
+        return "died", f"the daemon (pid {pid}) died without cleaning up"
+    if not t.places.socket.exists():
+        return "socket-missing", f"the daemon (pid {pid}) is alive but its socket is missing"
+    if status.get("version") != version:
+        return (
+            "other-version",
+            f"the daemon (pid {pid}) runs version {status.get('version')}, this is {version}",
+        )
+    return "running", f"the daemon (pid {pid}) serves {t.root} on {t.places.socket}"
+
+
+def clean(t: Target) -> None:
+    """Remove a dead daemon's status file and socket."""
+    for leftover in (t.places.status, t.places.socket):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
+
+
+# -- requests -------------------------------------------------------------------------------------
+
+
+def call(
+    t: Target,
+    method: str,
+    path: str,
+    body: Mapping[str, Any] | bytes | None = None,
+    *,
+    timeout: float = 5.0,
+    version: str = __version__,
+    source: str = "socket",
+) -> Reply:
+    """Send one request and return the reply. Raises DaemonError when the socket cannot be
+    reached or the daemon does not answer within `timeout` seconds."""
+    payload = body if isinstance(body, bytes) else json.dumps(body or {}).encode("utf-8")
+    head = (
+        f"{method} {path} HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+        f"{VERSION_HEADER}: {version}\r\n{SOURCE_HEADER}: {source}\r\n\r\n"
+    ).encode("ascii")
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            _connect(sock, str(t.places.socket), deadline)
+            sock.sendall(head + payload)
+            chunks = []
+            while True:
+                sock.settimeout(max(0.001, deadline - time.monotonic()))
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    except TimeoutError:
+        raise DaemonError(
+            f"the daemon did not answer within {timeout:g} s", "Check it with: kroute status"
+        ) from None
+    except OSError as error:
+        raise DaemonError(
+            f"cannot reach the daemon at {t.places.socket}: {error.strerror or error}",
+            "Start it with: kroute start",
+        ) from None
+    return _parse(b"".join(chunks))
+
+
+def _connect(sock: socket.socket, address: str, deadline: float) -> None:
+    """Connect, retrying while the listen backlog is full (EAGAIN) until the deadline."""
+    while True:
+        try:
+            sock.connect(address)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise TimeoutError from None
+            time.sleep(POLL)
+
+
+def _parse(raw: bytes) -> Reply:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    try:
+        status = int(head.split(b" ", 2)[1])
+    except (IndexError, ValueError):
+        raise DaemonError(
+            "the daemon sent a malformed reply", "Restart it: kroute restart"
+        ) from None
+    return Reply(status, body)
+
+
+# -- lifecycle ------------------------------------------------------------------------------------
+
+
+def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """Start a detached daemon for the target without waiting for it. Its output goes to
+    the log file in the state dir."""
+    paths.private_dir(t.places.log.parent)
+    command = [sys.executable, "-m", "router", "serve", "--catalog", str(t.root)]
+    if t.config_file is not None:
+        command += ["--config", str(t.config_file)]
+    with open(t.places.log, "ab") as log:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            env=dict(env),
+            cwd=str(t.root),
+        )
+
+
+def respawn(t: Target, env: Mapping[str, str]) -> None:
+    """Replace the target's daemon from a detached process (`kroute restart`), without
+    waiting: for hooks, which must not block on a slow stop."""
+    command = [sys.executable, "-m", "router", "restart", "--catalog", str(t.root)]
+    if t.config_file is not None:
+        command += ["--config", str(t.config_file)]
+    subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=dict(env),
+        cwd=str(t.root),
+    )
+
+
+def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int:
+    """Start a detached daemon for the target and wait until it answers. Returns its pid.
+
+    Raises DaemonError when it does not come up within `wait` seconds."""
+    child = spawn(t, env)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if child.poll() is not None:
+            raise DaemonError(
+                f"the daemon exited at start with status {child.returncode}",
+                f"See its log: {t.places.log}",
+            )
+        status = read_status(t)
+        if status and status.get("pid") == child.pid and t.places.socket.exists():
+            return child.pid
+        time.sleep(POLL)
+    raise DaemonError(
+        f"the daemon did not come up within {wait:g} s", f"See its log: {t.places.log}"
+    )
+
+
+def stop(t: Target, *, wait: float = STOP_WAIT) -> bool:
+    """Stop the target's daemon: ask it to shut down, then signal it. Returns whether one
+    was running. Stale files are removed either way."""
+    status = read_status(t)
+    pid = int(status.get("pid", 0)) if status else 0
+    if not alive(pid):
+        clean(t)
+        return False
+    with contextlib.suppress(DaemonError):
+        call(t, "POST", "/v1/shutdown", timeout=1.0, version=str(status and status.get("version")))
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                break
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and alive(pid):
+            time.sleep(POLL)
+        if not alive(pid):
+            break
+    clean(t)
+    return True
+
+
+def ensure(t: Target, env: Mapping[str, str], version: str = __version__) -> None:
+    """Make sure a daemon of this version serves the target: start one when none runs,
+    clean up after a dead one, replace one of another version. Raises DaemonError."""
+    current, _ = state(t, version)
+    if current == "running":
+        return
+    if current in ("other-version", "socket-missing"):
+        stop(t)
+    else:
+        clean(t)
+    start(t, env)
+
+
+def ask(
+    t: Target,
+    env: Mapping[str, str],
+    path: str,
+    body: Mapping[str, Any],
+    *,
+    timeout: float = 5.0,
+    version: str = __version__,
+    source: str = "socket",
+) -> Any:
+    """Return the decoded answer of POST `path`, starting or replacing the daemon as needed.
+
+    A daemon of another version answers 409 `restart`: it is replaced and asked again.
+    Raises DaemonError when no daemon can serve, or it answers with an error."""
+    ensure(t, env, version)
+    reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
+    if reply.status == 409:
+        stop(t)
+        start(t, env)
+        reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
+    document = reply.json()
+    if reply.status != 200:
+        error = document.get("error", {}) if isinstance(document, dict) else {}
+        message = str(error.get("message", "")) or f"the daemon answered {reply.status}"
+        if reply.status in (400, 413):
+            raise RequestError(message)
+        raise DaemonError(message, f"See the daemon's log: {t.places.log}")
+    return document

@@ -1,0 +1,166 @@
+"""HTTP/1.1 over a Unix socket: the daemon's transport (DESIGN 10).
+
+The standard library's `http.server` on a threading Unix-socket server: one thread per
+connection, so a client that connects and never sends ties up only its own thread until
+the idle timeout. What a request means is the service's business (`Dispatcher`); this module
+owns bodies, caps, status lines, the version handshake and the peer check.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import socketserver
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler
+from typing import Any, Protocol
+
+import orjson
+
+from router.serve.client import SOURCE_HEADER, VERSION_HEADER
+
+HOOK_PREFIX = "/v1/hook/"
+BODY_CAP = 1024 * 1024
+RELEVANCE_BODY_CAP = 4 * 1024 * 1024
+IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
+# An oversized body up to this size is read and dropped before the 413 goes out: a client
+# still sending when the connection closes gets a reset instead of the answer.
+DRAIN_LIMIT = 16 * 1024 * 1024
+
+
+class Dispatcher(Protocol):
+    """What the server serves: a version and one entry point per request."""
+
+    version: str
+
+    def dispatch(self, method: str, path: str, body: bytes, source: str = ...) -> tuple[int, Any]:
+        """Return (status, document or text) for one request; never raise."""
+        ...
+
+    def after(self) -> None:
+        """Finish what the last request of this thread left for after its answer (the
+        shadow log); never raise."""
+        ...
+
+
+class HttpError(Exception):
+    """An HTTP error answer: status, code token and message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def error(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+# -- the server -----------------------------------------------------------------------------------
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = IDLE_TIMEOUT
+    server: Server
+    error_content_type = "application/json"
+
+    def address_string(self) -> str:  # a Unix socket peer has no address
+        return "unix"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # one line per request would drown the log; errors are logged where they occur
+
+    def _answer(self, status: int, document: Any, elapsed: float | None = None) -> None:
+        if isinstance(document, str):  # a hook's output, printed as it is
+            payload, kind = document.encode("utf-8"), "text/plain; charset=utf-8"
+        else:
+            payload, kind = orjson.dumps(document, option=orjson.OPT_SORT_KEYS), "application/json"
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
+        if elapsed is not None:  # time spent answering inside the daemon, for benchmarks
+            self.send_header("Server-Timing", f"app;dur={elapsed * 1000:.3f}")
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _drain(self, length: int) -> None:
+        """Read and drop `length` bytes of body (less when the client stops sending)."""
+        try:
+            while length > 0:
+                chunk = self.rfile.read(min(length, 65536))
+                if not chunk:
+                    return
+                length -= len(chunk)
+        except OSError:  # the idle timeout, or a client gone
+            return
+
+    def senderror(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        self.close_connection = True
+        self._answer(code, error("bad_http", message or "malformed HTTP request"))
+
+    def _handle(self) -> None:
+        service = self.server.service
+        path = self.path
+        client_version = self.headers.get(VERSION_HEADER)
+        if client_version and client_version != service.version and path != "/v1/shutdown":
+            self._answer(
+                409,
+                error("restart", f"daemon version {service.version}, client {client_version}"),
+            )
+            return
+        cap = RELEVANCE_BODY_CAP if path.startswith("/v1/matrix/relevance") else BODY_CAP
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            self._answer(400, error("bad_request", "send the body with a Content-Length"))
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            self._answer(400, error("bad_request", "Content-Length is not a number"))
+            return
+        if length > cap:
+            self.close_connection = True  # the unread body must not be parsed as a request
+            if length <= DRAIN_LIMIT:
+                self._drain(length)
+            self._answer(413, error("too_large", f"body of {length} bytes is over {cap}"))
+            return
+        body = self.rfile.read(length) if length else b""
+        began = time.perf_counter()
+        source = self.headers.get(SOURCE_HEADER) or "socket"
+        status, document = service.dispatch(self.command, path, body, source[:40])
+        try:
+            self._answer(status, document, time.perf_counter() - began)
+        finally:  # a client that hung up still gets its route logged
+            service.after()
+        if path == "/v1/shutdown" and status == 200:
+            threading.Thread(target=self.server.shutdown, daemon=True).start()
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
+
+
+class Server(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 256  # many hooks may connect at once; the default backlog is 5
+
+    def __init__(self, address: str, service: Dispatcher) -> None:
+        self.service = service
+        super().__init__(address, Handler)
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        """Refuse connections from another user (SO_PEERCRED, where the platform has it)."""
+        peercred = getattr(socket, "SO_PEERCRED", None)
+        if peercred is None:
+            return True
+        creds = request.getsockopt(socket.SOL_SOCKET, peercred, struct.calcsize("3i"))
+        _pid, uid, _gid = struct.unpack("3i", creds)
+        return bool(uid == os.getuid())
