@@ -1,7 +1,7 @@
 # Shared by the kroute hook shims (sourced, not run). `kroute_socket` sets `found` to the
 # socket of the daemon that serves the repository around $CLAUDE_PROJECT_DIR (else the
-# working directory), named as router/base/paths.py names it: a hash of the repository root and
-# its kroute.toml. It returns 1 when there is none. Every process spawned costs about a
+# working directory), named as router/base/protocol.py names it (a test pins the two): a
+# hash of the repository root and its kroute.toml. It returns 1 when there is none. Every process spawned costs about a
 # millisecond, so the common case spawns none.
 
 kroute_socket() {

@@ -8,7 +8,7 @@ import pytest
 
 from router.base.errors import ConfigError
 from router.core import config
-from router.core.config import DEFAULT_ROOTS, discover
+from router.core.config import DEFAULT_ROOTS
 
 from conftest import DEMO, FIXTURES
 
@@ -162,36 +162,3 @@ def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
 def test_kinds_without_purposes_are_not_checked(tmp_path: Path) -> None:
     cfg = config.load(write(tmp_path, '[kinds]\ndecision = "rationale"'))
     assert cfg.taxonomy.kinds == (("decision", "rationale"),)
-
-
-# --- discover --------------------------------------------------------------------------
-
-
-def test_discover_walks_up(tmp_path: Path) -> None:
-    file = write(tmp_path, "")
-    deep = tmp_path / "a" / "b" / "c"
-    deep.mkdir(parents=True)
-    assert discover(deep) == file
-    assert discover(tmp_path) == file
-
-
-def test_discover_finds_the_nearest(tmp_path: Path) -> None:
-    write(tmp_path, "")
-    inner = write(tmp_path / "a", "")
-    (tmp_path / "a" / "b").mkdir()
-    assert discover(tmp_path / "a" / "b") == inner
-
-
-def test_discover_ignores_a_directory_named_like_the_file(tmp_path: Path) -> None:
-    (tmp_path / "sub" / "kroute.toml").mkdir(parents=True)
-    found = discover(tmp_path / "sub")
-    assert found is None or found.is_file()
-    assert found != tmp_path / "sub" / "kroute.toml"
-
-
-def test_discover_none(tmp_path: Path) -> None:
-    deep = tmp_path / "x" / "y"
-    deep.mkdir(parents=True)
-    found = discover(deep)
-    # tmp_path has no kroute.toml; anything found lies above the temp tree
-    assert found is None or tmp_path.resolve() not in found.resolve().parents

@@ -1,4 +1,4 @@
-"""Seed 1's fixture cases (DESIGN 13)."""
+"""Seed 1's fixture cases (DESIGN 13) and labelled intent sets (`kroute eval --intent`)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,23 @@ import pytest
 
 from router.base.errors import EvalError
 from router.core import config
+from router.filters.cue import STRATEGIES
 from router.runtime import evaluate
 from router.runtime.engine import Engine
+from router.runtime.evaluate import accuracy, confusion_text, parse_cases, skip_accuracy
 
 from conftest import DEMO, FIXTURES
+
+INTENT_SETS = FIXTURES / "intent"
 
 
 def load(directory: Path) -> Engine:
     found = directory / "kroute.toml"
     return Engine.load(config.load(found) if found.is_file() else config.bare(directory))
+
+
+def labelled(name: str) -> list[tuple[str, str, str | None]]:
+    return parse_cases((INTENT_SETS / name).read_text(encoding="utf-8").splitlines())
 
 
 def test_the_four_seed_fixtures_pass() -> None:
@@ -71,3 +79,93 @@ def test_malformed_case_files_raise(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text(json.dumps({"problem": "x"}))
     with pytest.raises(EvalError, match="neither an inline"):
         evaluate.cases(tmp_path, load)
+
+
+# --- labelled intent sets -------------------------------------------------------------
+
+
+def test_labelled_fixture_shape() -> None:
+    cases = labelled("labelled.jsonl")
+    assert len(cases) >= 90
+    for strategy in STRATEGIES:
+        assert sum(1 for _, s, _ in cases if s == strategy) >= 10
+    skips = {k for _, _, k in cases}
+    assert {"short", "scoped-lexical", None} <= skips
+    for text, _, skip in cases:
+        if skip != "scoped-lexical":
+            assert (skip == "short") == (len(text.split()) < 20)
+
+
+# Measured when the cue lists were frozen: labelled 0.90 (90/100); held-out 0.94 (34/36,
+# looked at once while fixing general cue gaps, so no longer blind); blind 0.87 (26/30,
+# written after the freeze and measured once). All misses but one (held-out, global read as
+# lookup) are fallbacks to global.
+@pytest.mark.parametrize(
+    ("name", "floor"), [("labelled.jsonl", 0.85), ("heldout.jsonl", 0.85), ("blind.jsonl", 0.8)]
+)
+def test_accuracy_on_labelled_sets(name: str, floor: float) -> None:
+    cases = labelled(name)
+    report = accuracy((t, s) for t, s, _ in cases)
+    assert report["accuracy"] >= floor  # type: ignore[operator]
+    per = report["per_label"]
+    assert isinstance(per, dict)
+    for strategy in STRATEGIES:
+        if strategy != "global":  # most misses degrade to global, not to a narrow strategy
+            assert per[strategy]["precision"] >= 0.85
+
+
+def test_skip_decision_on_labelled_set() -> None:
+    cases = labelled("labelled.jsonl")
+    assert skip_accuracy((t, k) for t, _, k in cases)["accuracy"] == 1.0
+
+
+def test_accuracy_report_shape_and_confusion_text() -> None:
+    report = accuracy(
+        [
+            ("grep for TODO in src/", "lexical"),
+            ("hello there", "lookup"),
+            ("summarize the decisions on storage", "global"),
+        ]
+    )
+    assert report["cases"] == 3
+    assert report["correct"] == 2
+    assert report["accuracy"] == round(2 / 3, 4)
+    confusion = report["confusion"]
+    assert isinstance(confusion, dict)
+    assert confusion["lookup"]["global"] == 1
+    assert confusion["lexical"]["lexical"] == 1
+    per = report["per_label"]
+    assert isinstance(per, dict)
+    assert per["global"] == {
+        "count": 1,
+        "predicted": 2,
+        "correct": 1,
+        "precision": 0.5,
+        "recall": 1.0,
+    }
+    assert per["lookup"]["recall"] == 0.0
+    text = confusion_text(report)
+    lines = text.splitlines()
+    assert lines[0].split()[-6:] == list(STRATEGIES)
+    assert len({len(line) for line in lines[:7]}) == 1  # fixed width
+    assert text.endswith("accuracy 0.67 (2/3)")
+
+
+def test_accuracy_rejects_unknown_labels_and_empty_sets() -> None:
+    with pytest.raises(EvalError, match="unknown strategy"):
+        accuracy([("x", "fast")])
+    with pytest.raises(EvalError, match="no labelled cases"):
+        accuracy([])
+    with pytest.raises(EvalError, match="unknown skip"):
+        skip_accuracy([("x", "long")])
+
+
+def test_parse_cases_names_the_bad_line() -> None:
+    good = json.dumps({"text": "hi", "strategy": "lookup", "skip": "short"})
+    assert parse_cases([good, ""]) == [("hi", "lookup", "short")]
+    with pytest.raises(EvalError, match="line 2 is not JSON"):
+        parse_cases([good, "{nope"])
+    with pytest.raises(EvalError, match="line 1 needs"):
+        parse_cases([json.dumps({"text": "hi", "strategy": "fast"})])
+    with pytest.raises(EvalError, match="line 1 needs"):
+        parse_cases(["[1, 2]"])

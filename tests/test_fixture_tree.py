@@ -9,10 +9,12 @@ deliberately differs, the test says how. The whole text of the six routes is a g
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from router.core import config, render
+from router.runtime import request as parse
 from router.runtime.engine import Engine
 
 from conftest import FIXTURES
@@ -28,6 +30,11 @@ TASKS = (
 )
 
 
+def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:
+    """Return the route document of a JSON-style request, parsed as every entry point does."""
+    return engine.route(parse.route(body, engine.config))
+
+
 @pytest.fixture
 def engine(corpus: Path) -> Engine:
     tree = corpus / "headwater-fixture"
@@ -35,11 +42,11 @@ def engine(corpus: Path) -> Engine:
 
 
 def ids(engine: Engine, task: str) -> list[str]:
-    return [p["id"] for p in engine.route({"task": task})["pointers"]]
+    return [p["id"] for p in route_of(engine, {"task": task})["pointers"]]
 
 
 def test_successor_first_and_the_superseded_pointer_names_it(engine: Engine) -> None:
-    doc = engine.route({"task": TASKS[0]})
+    doc = route_of(engine, {"task": TASKS[0]})
     order = [p["id"] for p in doc["pointers"]]
     assert order[0] == "DR-FIX-0031" and "DR-FIX-0007" in order
     assert doc["pointers"][order.index("DR-FIX-0007")]["superseded_by"] == "DR-FIX-0031"
@@ -51,11 +58,14 @@ def test_successor_first_and_the_superseded_pointer_names_it(engine: Engine) -> 
 
 def test_procedure_task_reaches_the_runbook(engine: Engine) -> None:
     assert ids(engine, TASKS[2]) == ["RUN-FIX-keys"]
-    assert engine.route({"task": TASKS[2]})["matched"][0] == {"purpose": "procedure", "score": 6}
+    assert route_of(engine, {"task": TASKS[2]})["matched"][0] == {
+        "purpose": "procedure",
+        "score": 6,
+    }
 
 
 def test_named_code_path_is_an_anchor(engine: Engine) -> None:
-    doc = engine.route({"task": TASKS[3]})
+    doc = route_of(engine, {"task": TASKS[3]})
     assert doc["anchors"] == ["src/ingest/rate_limit.rs"]
     anchored = {p["id"]: p["evidence"] for p in doc["pointers"] if "anchors" in p["evidence"]}
     # the path's words also reach it, so it ranks with evidence naming both
@@ -84,14 +94,14 @@ def test_unreviewed_documents_say_so(engine: Engine) -> None:
 
 def test_out_of_scope_task_is_silent(engine: Engine) -> None:
     # query.reads offered the runbook here, reached by a stopword; DESIGN silences it.
-    doc = engine.route({"task": TASKS[4]})
+    doc = route_of(engine, {"task": TASKS[4]})
     assert doc["silence"]["reason"] == "no_document_reached"
 
 
 def test_golden_text_of_the_six_routes(engine: Engine, request: pytest.FixtureRequest) -> None:
     parts = []
     for task in TASKS:
-        answer = engine.assemble(engine.request({"task": task}))
+        answer = engine.assemble(parse.route({"task": task}, engine.config).request)
         parts.append(f'route "{task}"\n{render.text_report(answer)}\n')
     current = "\n".join(parts)
     if request.config.getoption("--update-golden"):

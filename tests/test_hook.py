@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from router import __version__
-from router.integrations import hook
+from router.core import harness
 from router.logbook import shadow
 from router.serve import client
 
@@ -81,7 +81,7 @@ def test_prompt_gives_pointer_and_evidence_lines_through_the_daemon(daemon: Path
     )
     assert result.returncode == 0
     lines = result.stdout.decode().splitlines()
-    assert lines[0] == hook.HEADER
+    assert lines[0] == harness.HEADER
     pointer_lines = [i for i, line in enumerate(lines) if EM in line]
     assert pointer_lines
     for i in pointer_lines:
@@ -275,28 +275,6 @@ def test_pipe_hook(daemon: Path) -> None:
 
 def test_hook_module_imports_only_the_standard_library() -> None:
     assert heavy_imports("router.integrations.hook") == []
-
-
-def test_plan_reads_snake_and_camel_case() -> None:
-    snake = hook.plan(
-        "claude",
-        "PreToolUse",
-        {"tool_name": "Write", "tool_input": {"file_path": "a.py"}, "session_id": "s"},
-    )
-    camel = hook.plan(
-        "claude",
-        "PreToolUse",
-        {"toolName": "Write", "toolInput": {"filePath": "a.py"}, "sessionId": "s"},
-    )
-    assert snake == camel
-    assert snake.body["paths"] == ["a.py"] and snake.session == "s"
-
-
-def test_output_is_kept_under_the_harness_cap() -> None:
-    long_text = "\n".join(f"  docs/{i}.md {EM} summary\n    governs x" for i in range(2000))
-    plan_ = hook.Plan("route", {"task": "x"})
-    out = hook.render("claude", "UserPromptSubmit", plan_, {"pointers": [1], "text": long_text})
-    assert len(out) < 10_000
 
 
 def test_a_socket_named_by_the_install_is_used_as_it_is(daemon: Path) -> None:

@@ -1,4 +1,6 @@
-"""Intent classifier (router.filters.intent): cues, confidence, fallback, skips, taper, config, eval."""
+"""Intent classifier (router.filters.intent): cues, confidence, fallback, skips, taper, config.
+
+The scoring of labelled sets is tested in test_evaluate.py."""
 
 from __future__ import annotations
 
@@ -9,21 +11,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router.base.errors import ConfigError, EvalError
+from router.base.errors import ConfigError
 from router.filters.cue import CUES, STRATEGIES
 from router.filters.intent import (
     DEFAULTS,
     Intent,
     StrategyDefaults,
-    accuracy,
     as_dict,
     classify,
-    confusion_text,
     defaults_from_config,
-    parse_cases,
-    skip_accuracy,
     taper,
 )
+from router.runtime.evaluate import parse_cases
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "intent"
 
@@ -328,93 +327,3 @@ def test_hostile_inputs_are_classified(text: str) -> None:
     # Timing lives in scripts/bench.py; a regex that backtracked exponentially here would
     # hang this test rather than pass it.
     assert classify(text).strategy in STRATEGIES
-
-
-# --- evaluation -----------------------------------------------------------------------
-
-
-def test_labelled_fixture_shape() -> None:
-    cases = load("labelled.jsonl")
-    assert len(cases) >= 90
-    for strategy in STRATEGIES:
-        assert sum(1 for _, s, _ in cases if s == strategy) >= 10
-    skips = {k for _, _, k in cases}
-    assert {"short", "scoped-lexical", None} <= skips
-    for text, _, skip in cases:
-        if skip != "scoped-lexical":
-            assert (skip == "short") == (len(text.split()) < 20)
-
-
-# Measured when the cue lists were frozen: labelled 0.90 (90/100); held-out 0.94 (34/36,
-# looked at once while fixing general cue gaps, so no longer blind); blind 0.87 (26/30,
-# written after the freeze and measured once). All misses but one (held-out, global read as
-# lookup) are fallbacks to global.
-@pytest.mark.parametrize(
-    ("name", "floor"), [("labelled.jsonl", 0.85), ("heldout.jsonl", 0.85), ("blind.jsonl", 0.8)]
-)
-def test_accuracy_on_labelled_sets(name: str, floor: float) -> None:
-    cases = load(name)
-    report = accuracy((t, s) for t, s, _ in cases)
-    assert report["accuracy"] >= floor  # type: ignore[operator]
-    per = report["per_label"]
-    assert isinstance(per, dict)
-    for strategy in STRATEGIES:
-        if strategy != "global":  # most misses degrade to global, not to a narrow strategy
-            assert per[strategy]["precision"] >= 0.85
-
-
-def test_skip_decision_on_labelled_set() -> None:
-    cases = load("labelled.jsonl")
-    assert skip_accuracy((t, k) for t, _, k in cases)["accuracy"] == 1.0
-
-
-def test_accuracy_report_shape_and_confusion_text() -> None:
-    report = accuracy(
-        [
-            ("grep for TODO in src/", "lexical"),
-            ("hello there", "lookup"),
-            ("summarize the decisions on storage", "global"),
-        ]
-    )
-    assert report["cases"] == 3
-    assert report["correct"] == 2
-    assert report["accuracy"] == round(2 / 3, 4)
-    confusion = report["confusion"]
-    assert isinstance(confusion, dict)
-    assert confusion["lookup"]["global"] == 1
-    assert confusion["lexical"]["lexical"] == 1
-    per = report["per_label"]
-    assert isinstance(per, dict)
-    assert per["global"] == {
-        "count": 1,
-        "predicted": 2,
-        "correct": 1,
-        "precision": 0.5,
-        "recall": 1.0,
-    }
-    assert per["lookup"]["recall"] == 0.0
-    text = confusion_text(report)
-    lines = text.splitlines()
-    assert lines[0].split()[-6:] == list(STRATEGIES)
-    assert len({len(line) for line in lines[:7]}) == 1  # fixed width
-    assert text.endswith("accuracy 0.67 (2/3)")
-
-
-def test_accuracy_rejects_unknown_labels_and_empty_sets() -> None:
-    with pytest.raises(EvalError, match="unknown strategy"):
-        accuracy([("x", "fast")])
-    with pytest.raises(EvalError, match="no labelled cases"):
-        accuracy([])
-    with pytest.raises(EvalError, match="unknown skip"):
-        skip_accuracy([("x", "long")])
-
-
-def test_parse_cases_names_the_bad_line() -> None:
-    good = json.dumps({"text": "hi", "strategy": "lookup", "skip": "short"})
-    assert parse_cases([good, ""]) == [("hi", "lookup", "short")]
-    with pytest.raises(EvalError, match="line 2 is not JSON"):
-        parse_cases([good, "{nope"])
-    with pytest.raises(EvalError, match="line 1 needs"):
-        parse_cases([json.dumps({"text": "hi", "strategy": "fast"})])
-    with pytest.raises(EvalError, match="line 1 needs"):
-        parse_cases(["[1, 2]"])

@@ -17,12 +17,18 @@ from router.filters.relevance import (
     answer,
     jaccard,
     normalize_path,
-    parse_request,
     prefix,
     score,
     split,
     tokenize,
 )
+from router.runtime import request
+
+
+def parse_request(obj: object) -> tuple[Focus, list[Chunk], float]:
+    ask = request.relevance(obj)
+    return ask.focus, list(ask.chunks), ask.threshold
+
 
 HEADLINE_CONTENT = "use catalogd::Registry;\npub struct Connector {\n    registry: Registry,\n}"
 HEADLINE = {

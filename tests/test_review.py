@@ -12,12 +12,18 @@ import pytest
 
 from router.core import config
 from router.logbook import report, review, shadow
+from router.runtime import request
 from router.runtime.engine import Engine
 
 from conftest import DEMO, FIXTURES, REPO
 from records import REQUEST, document, record
 
 # -- review ----------------------------------------------------------------------------------
+
+
+def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:
+    """Return the route document of a JSON-style request, parsed as every entry point does."""
+    return engine.route(request.route(body, engine.config))
 
 
 def stats_set() -> list[dict[str, Any]]:
@@ -231,7 +237,7 @@ def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
     log = repo.parent / "shadow" / "2025-03-01.jsonl"
     tasks = ["retry backoff for webhooks delivery", "add a column migration to the invoices table"]
     for task in tasks:
-        doc = engine.route({"task": task})
+        doc = route_of(engine, {"task": task})
         request = {
             "filters": doc["filters"],
             "budget": 5,
@@ -260,7 +266,7 @@ def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
         )
 
     def route(task: str, request: dict[str, Any]) -> dict[str, Any]:
-        return engine.route(shadow.body(task, request))
+        return route_of(engine, shadow.body(task, request))
 
     untouched = review.replay(shadow.read(log), route)
     assert untouched["summary"] == {"tasks": 2, "matched": 2, "mismatched": 0, "errored": 0}
@@ -276,7 +282,7 @@ def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
     assert report["summary"] == {"tasks": 2, "matched": 1, "mismatched": 1, "errored": 0}
     changed = [t for t in report["tasks"] if not t["match"]]
     assert [t["task"] for t in changed] == [tasks[0]]
-    fresh = [p["id"] for p in engine.route({"task": tasks[0]})["pointers"]]
+    fresh = [p["id"] for p in route_of(engine, {"task": tasks[0]})["pointers"]]
     assert changed[0]["candidate"]["pointers"] == fresh != changed[0]["control"]["pointers"]
     assert "TW-DR-0008" in [m["id"] for m in changed[0]["moved"] + changed[0]["vanished"]]
 

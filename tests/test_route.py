@@ -10,6 +10,7 @@ from router.core import route
 from router.core.entry import Entry, Routing
 from router.core.index import Index
 from router.core.taxonomy import Purpose, Taxonomy
+from router.filters.relevance import Focus
 
 
 def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object) -> Entry:
@@ -340,3 +341,19 @@ def test_a_silent_route_with_anchors_withholds_nothing() -> None:
     answer = run(entries, "update the kubernetes helm chart for argo canary in src/app.py")
     assert [p.evidence["by"] for p in answer.pointers] == ["anchor"]
     assert answer.withheld == 0
+
+
+def test_a_focus_counts_only_what_it_keeps_as_reached() -> None:
+    entries = [
+        doc("mine", summary="queue consumer lag", governs=("src/queue/consumer.py",)),
+        *[doc(f"d{i}", summary=f"queue consumer lag note {i}") for i in range(4)],
+        *FILLER,
+    ]
+    task = "queue consumer lag"
+    assert len(run(entries, task).pointers) == 5
+    focused = run(entries, task, focus=Focus("src/queue/consumer.py"))
+    assert ids(focused) == ["mine"]
+    assert (focused.pointers[0].evidence["rank"], focused.pointers[0].evidence["of"]) == (1, 1)
+    assert focused.withheld == 0 and focused.filtered_by_focus == 4
+    elsewhere = run(entries, task, focus=Focus("lib/elsewhere.py"))
+    assert elsewhere.silence == "filtered" and elsewhere.filtered_by_focus == 5

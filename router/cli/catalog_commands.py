@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from router.base.errors import DaemonError, EvalError, KrouteError
-from router.cli import (
+from router.cli.group import (
     catalog_option,
     color_wanted,
     config_option,
@@ -25,10 +25,10 @@ from router.cli import (
 from router.core import config, render
 from router.core.config import Config
 from router.filters import intent, relevance
-from router.runtime import evaluate
+from router.runtime import evaluate, request
 from router.runtime import judged as judged_set
 from router.runtime.engine import Engine, strategy_defaults
-from router.serve import client, handler
+from router.serve import client, service
 
 # -- commands ----------------------------------------------------------------------------------
 
@@ -117,10 +117,8 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
             return client.ask(target, os.environ, endpoint, body, source="cli")
         except DaemonError as error:
             click.echo(f"note: routed in process ({error})", err=True)
-    engine = Engine.load(cfg)
-    if endpoint == "/v1/explain":
-        return engine.explain(body)
-    return handler.route(engine, body, handler.recorder(engine, os.environ), "cli")
+    app = service.in_process(Engine.load(cfg), os.environ)
+    return service.document(app.answer("POST", endpoint, service.encode(body), "cli"))
 
 
 @main.command()
@@ -300,8 +298,8 @@ def relevance_command(request_file: str, threshold: float | None, as_json: bool)
         raise KrouteError(f"the request is not valid JSON: {error}", "Fix the request") from None
     if threshold is not None and isinstance(body, dict):
         body["threshold"] = threshold
-    focus, chunks, limit = relevance.parse_request(body)
-    answer = relevance.answer(focus, chunks, limit)
+    ask = request.relevance(body)
+    answer = relevance.answer(ask.focus, ask.chunks, ask.threshold)
     if as_json:
         emit_json(answer)
         return

@@ -13,7 +13,7 @@ import click
 
 from router import __version__
 from router.base.errors import DaemonError, KrouteError
-from router.cli import (
+from router.cli.group import (
     catalog_option,
     config_option,
     emit_json,
@@ -24,7 +24,7 @@ from router.cli import (
 from router.integrations import gitstage
 from router.integrations import install as install_module
 from router.runtime.engine import Engine
-from router.serve import client, daemon, handler
+from router.serve import client, daemon, service
 
 # -- the daemon --------------------------------------------------------------------------------
 
@@ -181,10 +181,9 @@ def precommit() -> None:
         except DaemonError:
             text = ""
     else:
-        engine = Engine.load(cfg)
-        text = handler.respond(
-            engine, "git", "pre-commit", payload, handler.recorder(engine, os.environ)
-        )
+        app = service.in_process(Engine.load(cfg), os.environ)
+        answer = app.answer("POST", "/v1/hook/git/pre-commit", payload, "git/pre-commit")
+        text = answer.document if answer.status == 200 else ""
     if text:
         click.echo("kroute: documents governing staged files:\n" + text.rstrip("\n"), err=True)
     problems = gitstage.check(cfg, staged)

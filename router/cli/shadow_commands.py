@@ -11,7 +11,7 @@ import click
 
 from router.base import paths
 from router.base.errors import KrouteError
-from router.cli import (
+from router.cli.group import (
     catalog_option,
     config_option,
     emit_json,
@@ -21,6 +21,7 @@ from router.cli import (
 )
 from router.logbook import review, shadow
 from router.runtime.engine import Engine
+from router.serve import service
 
 # -- the shadow log ----------------------------------------------------------------------------
 
@@ -121,9 +122,11 @@ def shadow_replay(
     """Re-route logged tasks with the current engine and catalog; list what would change."""
     records = _records(catalog_dir, config_file, since)
     engine = Engine.load(resolve_config(catalog_dir, config_file))
+    app = service.App(engine)  # a replay is not a route emitted: nothing is logged
 
     def route_again(task: str, request: dict[str, Any]) -> Any:
-        return engine.route(shadow.body(task, request))
+        body = service.encode(shadow.body(task, request))
+        return service.document(app.answer("POST", "/v1/route", body, "replay"))
 
     bar: Any = None
 

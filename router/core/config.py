@@ -8,10 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from router.base import protocol
 from router.base.errors import ConfigError
 from router.core import taxonomy
 
-FILE_NAME = "kroute.toml"
+FILE_NAME = protocol.CONFIG_NAME
 DEFAULT_ROOTS = (
     "docs",
     ".claude/skills",
@@ -54,15 +55,6 @@ class Config:
     intent: Mapping[str, object] = field(default_factory=dict)
     file: Path | None = None
     digest: str = "none"
-
-
-def discover(start: Path) -> Path | None:
-    """Return the nearest kroute.toml at or above `start`, or None."""
-    for directory in (start, *start.parents):
-        candidate = directory / FILE_NAME
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def bare(root: Path) -> Config:

@@ -125,66 +125,98 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         return replace(base, silence="no_purpose_matched")
     anchored = [e for e in anchored if admitted(e)]
     matched = _purposes(taxonomy, text.tokens(request.task))
-    fired = {slot: hits for slot, hits in fired.items() if admitted(index.slot(slot).entry)}
+    ranking = _rank(index, request, weighted, scoring, admitted, fired, len(anchored))
+    anchored, ranking, dropped = _focused(request, anchored, ranking)
+    base = replace(base, matched=matched, filtered_by_focus=dropped)
+    if not ranking.candidates and not anchored:
+        if dropped or (_filtering(request) and not any(admitted(i.entry) for i in index)):
+            return replace(base, silence="filtered")
+        return replace(base, silence="no_document_reached", lacking=ranking.lacking or ())
+    pointers, withheld = _offer(index, taxonomy, request, matched, anchored, governed, ranking)
+    return replace(base, pointers=pointers, withheld=withheld)
 
+
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    """What the task's words and triggers reach among the admitted entries."""
+
+    scoring: tuple[rank.Weighted, ...]
+    fired: dict[int, list[tuple[str, str]]]  # slot -> triggers, admitted entries only
+    candidates: tuple[Candidate, ...]  # best first
+    reached: int  # how many entries were reached, of which the candidates are the best
+    lacking: tuple[str, ...] | None  # set when the words were too weak to route on
+
+
+def _rank(
+    index: Index,
+    request: Request,
+    weighted: Sequence[rank.Weighted],
+    scoring: tuple[rank.Weighted, ...],
+    admitted: Callable[[Entry], bool],
+    fired: dict[int, list[tuple[str, str]]],
+    anchored: int,
+) -> _Ranking:
+    """Return the ranking of the admitted entries the words or a trigger reach. When no
+    trigger fired and the words are too weak (`silence.lacking`), it reaches nothing and
+    names the words no entry holds: the silence gate judges the route, not each entry."""
+    fired = {slot: hits for slot, hits in fired.items() if admitted(index.slot(slot).entry)}
     # Only the top of the score order is shown: score just enough of it, unless the focus
     # filter or an order by purpose needs to see every candidate.
     keep = None
     if request.order == "score" and request.focus is None and not _filtering(request):
-        keep = request.budget + len(anchored) + silence.LOOK
+        keep = request.budget + anchored + silence.LOOK
     ranked, reached = _ranked(index, scoring, admitted, fired, keep)
-    lacking = None
-    if not fired:
-        top = [c.slot for c in ranked[: silence.LOOK]]
-        lacking = silence.lacking(
-            index, weighted, top, lambda s: rank.reach(index, s, scoring, False), bool(anchored)
-        )
+    if fired:
+        return _Ranking(scoring, fired, tuple(ranked), reached, None)
+    top = [c.slot for c in ranked[: silence.LOOK]]
+    lacking = silence.lacking(
+        index, weighted, top, lambda s: rank.reach(index, s, scoring, False), anchored > 0
+    )
     if lacking is not None:
-        ranked, reached = [], 0
-    dropped = 0
-    if request.focus is not None:
-        anchored, ranked, dropped = _focused(request, anchored, ranked)
-    if not ranked and not anchored:
-        if dropped or (_filtering(request) and not any(admitted(i.entry) for i in index)):
-            return replace(base, matched=matched, silence="filtered", filtered_by_focus=dropped)
-        return replace(base, matched=matched, silence="no_document_reached", lacking=lacking or ())
+        return _Ranking(scoring, fired, (), 0, lacking)
+    return _Ranking(scoring, fired, tuple(ranked), reached, None)
+
+
+def _offer(
+    index: Index,
+    taxonomy: Taxonomy,
+    request: Request,
+    matched: tuple[tuple[str, int], ...],
+    anchored: Sequence[Entry],
+    governed: dict[str, list[str]],
+    ranking: _Ranking,
+) -> tuple[tuple[Pointer, ...], int]:
+    """Return the pointers offered, the anchored block before the ranked one, and how many
+    entries the words reached are withheld (not shown: an anchored one is shown anyway)."""
     # An anchored entry the task's words also reach competes in the ranked order (evidence
     # says both); only the anchored entries words do not reach take budget off the top.
-    worded = set() if lacking is not None else _worded(index, anchored, scoring, fired)
-    only_anchored = [e for e in anchored if e.id not in worded]
-    slots = max(0, request.budget - len(only_anchored))
-    order = _turns(ranked, taxonomy, matched, request.order, slots)
-    taken = {c.entry.id for c in order[:slots]}
+    worded: set[str] = set()
+    if ranking.lacking is None:  # words too weak to route on reach no anchored entry either
+        worded = _worded(index, anchored, ranking.scoring, ranking.fired)
+    slots = max(0, request.budget - sum(e.id not in worded for e in anchored))
+    order = _turns(ranking.candidates, taxonomy, matched, request.order, slots)
+    taken = {c.entry.id for c in order}
     anchor_block = [
         Pointer(e, taxonomy.purpose_of(e.kind), {"by": "anchor", "anchors": governed[e.id]})
         for e in sorted(anchored, key=lambda e: e.path)
         if e.id not in taken
     ]
-    rank_of = {c.entry.id: place for place, c in enumerate(ranked, start=1)}
-    if request.focus is not None:
-        reached = len(ranked)  # what the focus filter kept (it scores every candidate)
+    rank_of = {c.entry.id: place for place, c in enumerate(ranking.candidates, start=1)}
     ranked_block = [
         _ranked_pointer(
             taxonomy,
             c,
-            rank.reach(index, c.slot, scoring),
-            (rank_of[c.entry.id], reached),
+            rank.reach(index, c.slot, ranking.scoring),
+            (rank_of[c.entry.id], ranking.reached),
             governed,
-            fired,
+            ranking.fired,
         )
-        for c in order[:slots]
+        for c in order
     ]
     follow = request.strategy == "multi-hop"
     pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
-    # what the words reached and the agent is not shown (an anchored one is shown anyway)
-    withheld = max(0, reached - len(taken) - len(worded - taken))
-    return replace(
-        base,
-        matched=matched,
-        pointers=tuple(pointers),
-        withheld=withheld,
-        filtered_by_focus=dropped,
-    )
+    withheld = max(0, ranking.reached - len(taken) - len(worded - taken))
+    return tuple(pointers), withheld
 
 
 def _worded(
@@ -254,15 +286,18 @@ def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
 
 
 def _focused(
-    request: Request, anchored: list[Entry], ranked: list[Candidate]
-) -> tuple[list[Entry], list[Candidate], int]:
-    """Return the anchored and ranked entries the focus file keeps, and how many it drops."""
-    assert request.focus is not None
+    request: Request, anchored: list[Entry], ranking: _Ranking
+) -> tuple[list[Entry], _Ranking, int]:
+    """Return the anchored entries and the ranking the focus file keeps (all of them without
+    one), and how many it drops. What it keeps is what counts as reached: with a focus every
+    candidate was scored, so the kept candidates are all the reached ones."""
     focus = request.focus
+    if focus is None:
+        return anchored, ranking, 0
     kept_anchored = [e for e in anchored if _about(focus, e, request.threshold)]
-    kept_ranked = [c for c in ranked if _about(focus, c.entry, request.threshold)]
-    dropped = len(anchored) - len(kept_anchored) + len(ranked) - len(kept_ranked)
-    return kept_anchored, kept_ranked, dropped
+    kept = tuple(c for c in ranking.candidates if _about(focus, c.entry, request.threshold))
+    dropped = len(anchored) - len(kept_anchored) + len(ranking.candidates) - len(kept)
+    return kept_anchored, replace(ranking, candidates=kept, reached=len(kept)), dropped
 
 
 def _ranked_pointer(
@@ -273,6 +308,8 @@ def _ranked_pointer(
     governed: dict[str, list[str]],
     fired: dict[int, list[tuple[str, str]]],
 ) -> Pointer:
+    """Return the pointer of a ranked candidate, its evidence saying what reached it (triggers
+    first, then each field's words) and its `place` (rank, of how many reached)."""
     groups: dict[str, list[str]] = {}
     for name, hit in fired.get(c.slot, ()):
         groups.setdefault(name, []).append(hit)
@@ -394,7 +431,7 @@ def _purposes(taxonomy: Taxonomy, tokens: Sequence[str]) -> tuple[tuple[str, int
 
 
 def _turns(
-    ranked: list[Candidate],
+    ranked: Sequence[Candidate],
     taxonomy: Taxonomy,
     matched: tuple[tuple[str, int], ...],
     order: str,
@@ -403,7 +440,7 @@ def _turns(
     """Return the first `limit` candidates in the order the budget takes them (DESIGN 6
     step 7)."""
     if order == "score":
-        return ranked[:limit]
+        return list(ranked[:limit])
     by_purpose: dict[str, dict[str, list[Candidate]]] = {}
     for c in ranked:  # dicts keep insertion order: groups come out by their best candidate
         kind = c.entry.kind

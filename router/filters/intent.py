@@ -35,12 +35,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import islice
 from types import MappingProxyType
 
-from router.base.errors import ConfigError, EvalError
+from router.base.errors import ConfigError
 from router.filters.cue import (
     CUES,
     FEW_WORDS,
@@ -248,129 +248,3 @@ def taper(intent: Intent) -> str:
     if intent.confidence >= FALLBACK_BELOW:
         return f"route: {intent.strategy} ({intent.rationale})"
     return json.dumps(as_dict(intent), sort_keys=True, indent=2, ensure_ascii=False)
-
-
-def _tally(pairs: Iterable[tuple[str, str]], labels: tuple[str, ...]) -> dict[str, object]:
-    confusion = {e: dict.fromkeys(labels, 0) for e in labels}
-    for expected, got in pairs:
-        confusion[expected][got] += 1
-    n = sum(sum(row.values()) for row in confusion.values())
-    if n == 0:
-        raise EvalError("no labelled cases to evaluate", "give at least one case")
-    correct = sum(confusion[label][label] for label in labels)
-    per: dict[str, dict[str, float | int]] = {}
-    for label in labels:
-        count = sum(confusion[label].values())
-        predicted = sum(confusion[e][label] for e in labels)
-        hit = confusion[label][label]
-        per[label] = {
-            "count": count,
-            "predicted": predicted,
-            "correct": hit,
-            "precision": round(hit / predicted, 4) if predicted else 0.0,
-            "recall": round(hit / count, 4) if count else 0.0,
-        }
-    return {
-        "cases": n,
-        "correct": correct,
-        "accuracy": round(correct / n, 4),
-        "labels": list(labels),
-        "per_label": per,
-        "confusion": confusion,
-    }
-
-
-def accuracy(
-    cases: Iterable[tuple[str, str]], defaults: Mapping[str, StrategyDefaults] = DEFAULTS
-) -> dict[str, object]:
-    """Score `classify` on (text, expected strategy) pairs; the prediction is the final
-    strategy (a fallback counts as `global`). Returns cases, correct, accuracy, labels,
-    per_label {count, predicted, correct, precision, recall} and confusion[expected][predicted].
-    """
-
-    def pairs() -> Iterable[tuple[str, str]]:
-        for i, (text, expected) in enumerate(cases, 1):
-            if expected not in STRATEGIES:
-                raise EvalError(
-                    f"case {i}: unknown strategy {expected!r}",
-                    f"use one of: {', '.join(STRATEGIES)}",
-                )
-            yield expected, classify(text, defaults).strategy
-
-    return _tally(pairs(), STRATEGIES)
-
-
-def skip_accuracy(cases: Iterable[tuple[str, str | None]]) -> dict[str, object]:
-    """Same report shape for the skip decision; labels `none`, `short`, `scoped-lexical`."""
-
-    def pairs() -> Iterable[tuple[str, str]]:
-        for i, (text, expected) in enumerate(cases, 1):
-            if expected is not None and expected not in SKIPS:
-                raise EvalError(
-                    f"case {i}: unknown skip {expected!r}", "use null, short or scoped-lexical"
-                )
-            yield expected or "none", classify(text).skip or "none"
-
-    return _tally(pairs(), ("none", *SKIPS))
-
-
-def parse_cases(lines: Iterable[str]) -> list[tuple[str, str, str | None]]:
-    """Parse labelled JSONL lines {"text", "strategy", "skip"} into (text, strategy, skip).
-    Blank lines are ignored; anything else malformed raises EvalError naming the line."""
-    out: list[tuple[str, str, str | None]] = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise EvalError(f"line {number} is not JSON ({exc.msg})", "fix or remove it") from exc
-        text, strategy, skip = (
-            (row.get(k) for k in ("text", "strategy", "skip"))
-            if isinstance(row, dict)
-            else (None, None, None)
-        )
-        if not isinstance(text, str) or strategy not in STRATEGIES or skip not in (None, *SKIPS):
-            raise EvalError(
-                f"line {number} needs text (string), strategy (one of {', '.join(STRATEGIES)}) "
-                "and skip (null, short or scoped-lexical)",
-                "fix the line",
-            )
-        out.append((text, str(strategy), None if skip is None else str(skip)))
-    return out
-
-
-def confusion_text(report: Mapping[str, object]) -> str:
-    """Fixed-width confusion table (rows expected, columns predicted) and per-label lines."""
-    labels = [str(x) for x in _as_list(report.get("labels"))]
-    confusion = report.get("confusion")
-    per = report.get("per_label")
-    if not isinstance(confusion, Mapping) or not isinstance(per, Mapping):
-        raise EvalError("not an accuracy report", "pass what accuracy() returned")
-    corner = "expected \\ predicted"
-    first = max(len(corner), *(len(x) for x in labels)) + 2
-    width = max(len(x) for x in labels) + 2
-    lines = [corner.ljust(first) + "".join(x.rjust(width) for x in labels)]
-    for e in labels:
-        row = confusion[e]
-        lines.append(e.ljust(first) + "".join(str(row[p]).rjust(width) for p in labels))
-    lines.append("")
-    lines.append(
-        "label".ljust(first) + "count".rjust(7) + "precision".rjust(11) + "recall".rjust(8)
-    )
-    for label in labels:
-        s = per[label]
-        lines.append(
-            label.ljust(first) + f"{s['count']:>7}{s['precision']:>11.2f}{s['recall']:>8.2f}"
-        )
-    lines.append(
-        f"accuracy {report.get('accuracy', 0.0):.2f} "
-        f"({report.get('correct')}/{report.get('cases')})"
-    )
-    return "\n".join(lines)
-
-
-def _as_list(value: object) -> list[object]:
-    if not isinstance(value, list):
-        raise EvalError("not an accuracy report", "pass what accuracy() returned")
-    return value

@@ -19,14 +19,10 @@ Reason strings, in signal order (the order of the table in DESIGN 8):
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-
-from router.base.errors import RequestError
-from router.filters import symbols
 
 DEFAULT_THRESHOLD = 0.3
 COMPARE_DECIMALS = 6  # relevance and threshold are compared after rounding to this
@@ -243,135 +239,7 @@ def split(
     return kept, dropped
 
 
-# --- request / response --------------------------------------------------------------
-
-_USAGE = 'send {"focus": {"path": "..."}, "chunks": [{"text": "..."}], "threshold": 0.3}'
-
-
-def _json_type(value: object) -> str:
-    """Return the JSON name of a decoded value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def _symbol_list(value: object, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise RequestError(f"{where} must be an array of strings", _USAGE)
-    return tuple(dict.fromkeys(item for item in value if item))
-
-
-def _parse_focus(obj: Mapping[str, object]) -> Focus:
-    if "focus" in obj and "focus_file" in obj and obj["focus"] != obj["focus_file"]:
-        raise RequestError("the request has both focus and focus_file, and they differ", _USAGE)
-    key = "focus" if "focus" in obj else "focus_file"
-    if key not in obj:
-        raise RequestError("the request has no focus", _USAGE)
-    focus = obj[key]
-    if not isinstance(focus, dict):
-        raise RequestError(f"{key} must be an object, not {_json_type(focus)}", _USAGE)
-    path = focus.get("path")
-    if path is None:
-        raise RequestError(f"{key}.path is missing", "give the path of the file under edit")
-    if not isinstance(path, str) or not path.strip():
-        raise RequestError(f"{key}.path must be a non-empty string", "give the file's path")
-    content = focus.get("content", "")
-    if not isinstance(content, str):
-        raise RequestError(f"{key}.content must be a string, not {_json_type(content)}", _USAGE)
-    found = symbols.classify(content, path)
-    defined = found.defined
-    if "defined_symbols" in focus:
-        defined = _symbol_list(focus["defined_symbols"], f"{key}.defined_symbols")
-    imported = found.imported
-    if "imported_symbols" in focus:
-        imported = _symbol_list(focus["imported_symbols"], f"{key}.imported_symbols")
-    own = set(defined)
-    imported = tuple(name for name in imported if name not in own)
-    return Focus(path=path, content=content, defined=defined, imported=imported)
-
-
-def _optional_string(chunk: Mapping[str, object], member: str, index: int) -> str:
-    value = chunk.get(member)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise RequestError(
-            f"chunks[{index}].{member} must be a string, not {_json_type(value)}", _USAGE
-        )
-    return value
-
-
-def _parse_chunks(obj: Mapping[str, object]) -> list[Chunk]:
-    if "chunks" not in obj:
-        raise RequestError("the request has no chunks", _USAGE)
-    raw_chunks = obj["chunks"]
-    if not isinstance(raw_chunks, list):
-        raise RequestError(f"chunks must be an array, not {_json_type(raw_chunks)}", _USAGE)
-    if not raw_chunks:
-        raise RequestError("chunks is empty", "send at least one chunk to score")
-    chunks: list[Chunk] = []
-    for index, raw in enumerate(raw_chunks):
-        if not isinstance(raw, dict):
-            raise RequestError(f"chunks[{index}] must be an object, not {_json_type(raw)}", _USAGE)
-        text = raw.get("text")
-        if not isinstance(text, str):
-            raise RequestError(
-                f"chunks[{index}] has no string text ({_json_type(text)})",
-                'give every chunk a "text" string',
-            )
-        chunks.append(
-            Chunk(
-                source=_optional_string(raw, "source", index),
-                doc_id=_optional_string(raw, "doc_id", index),
-                text=text,
-                raw=MappingProxyType(dict(raw)),
-            )
-        )
-    return chunks
-
-
-def _parse_threshold(obj: Mapping[str, object]) -> float:
-    if "threshold" not in obj:
-        return DEFAULT_THRESHOLD
-    value = obj["threshold"]
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise RequestError(f"threshold must be a number, not {_json_type(value)}", _USAGE)
-    try:
-        threshold = float(value)
-    except OverflowError:
-        threshold = math.inf
-    if not math.isfinite(threshold):
-        raise RequestError(f"threshold must be a finite number, not {threshold}", _USAGE)
-    return threshold
-
-
-def parse_request(obj: object) -> tuple[Focus, list[Chunk], float]:
-    """Return (focus, chunks, threshold) from a decoded JSON relevance request.
-
-    Accepts `{focus | focus_file: {path, content?, defined_symbols?, imported_symbols?},
-    chunks: [{text, source?, doc_id?, ...}], threshold?}`. Symbols not given are extracted
-    from `content` by `symbols.classify`; a symbol both defined and imported is defined.
-    Raises RequestError for: not an object; missing, non-array or empty chunks; a chunk that
-    is not an object, lacks string text, or has a non-string source/doc_id (null is read as
-    absent); missing or non-object focus; missing or empty focus.path; a non-string content;
-    symbol lists that are not arrays of strings; focus and focus_file both given and
-    different; a threshold that is not a number (booleans and null are not) or not finite.
-    """
-    if not isinstance(obj, dict):
-        raise RequestError(f"the request must be a JSON object, not {_json_type(obj)}", _USAGE)
-    chunks = _parse_chunks(obj)
-    focus = _parse_focus(obj)
-    return focus, chunks, _parse_threshold(obj)
+# --- the answer --------------------------------------------------------------------------
 
 
 def _report(value: float) -> float:

@@ -7,7 +7,6 @@ It reads files only through `catalog`; clock and environment come from its calle
 from __future__ import annotations
 
 import bisect
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -15,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.base.errors import RequestError
 from router.core import catalog, entry, pattern, render, score
 from router.core import route as routing
 from router.core.catalog import Catalog
 from router.core.config import Config
 from router.core.index import Index
 from router.filters import intent, relevance, symbols
+from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk
 
 
 class Engine:
@@ -42,53 +41,20 @@ class Engine:
 
     # -- requests --------------------------------------------------------------------------
 
-    def request(self, body: Mapping[str, Any]) -> routing.Request:
-        """Return the validated route request of a decoded JSON body.
-
-        Raises RequestError naming the member that is missing or of the wrong type."""
-        if not isinstance(body, Mapping):
-            raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
-        task = body.get("task")
-        if not isinstance(task, str):
-            raise RequestError("`task` is missing or not text", 'Send {"task": "..."}')
-        paths = body.get("paths", [])
-        if isinstance(paths, str):
-            paths = [paths]
-        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-            raise RequestError("`paths` must be a list of file paths", 'Send "paths": ["src/a.py"]')
-        strategy = _text(body, "strategy")
-        if strategy is not None and strategy != "auto" and strategy not in intent.DEFAULTS:
-            raise RequestError(
-                f"strategy is {strategy!r}", f"Use auto or one of {', '.join(intent.DEFAULTS)}"
-            )
-        return routing.check(
-            routing.Request(
-                task=task,
-                budget=_int(body, "budget", self.config.budget),
-                order=_text(body, "order") or self.config.order,
-                domain=_text(body, "domain"),
-                cluster=_text(body, "cluster"),
-                kind=_text(body, "kind"),
-                purpose=_text(body, "purpose"),
-                paths=tuple(paths),
-                strategy=strategy,
-                root=str(self.config.root),
-                focus=self.focus(body.get("focus")),
-            )
-        )
-
-    def route(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Return the route document (DESIGN 7) of a decoded JSON request. Raises
-        RequestError for a malformed request.
+    def route(self, ask: RouteAsk) -> dict[str, Any]:
+        """Return the route document (DESIGN 7) of a request. Raises RequestError for a
+        focus that cannot be read as one.
 
         With `strategy: "auto"` the task is classified (DESIGN 9): the budget comes from the
         strategy unless the request gives one, and the intent is recorded in the answer."""
-        request = self.request(body)
+        request = ask.request
+        if ask.focus is not None:
+            request = replace(request, focus=self.focus(ask.focus))
         classified = None
-        if body.get("strategy") == "auto":
+        if ask.auto:
             classified = intent.classify(request.task, self.intent_defaults)
             budget = request.budget
-            if body.get("budget") is None and classified.skip != "short":
+            if not ask.budget_given and classified.skip != "short":
                 budget = classified.token_budget
             request = replace(request, strategy=classified.strategy, budget=budget)
         answer = self.assemble(request)
@@ -113,22 +79,12 @@ class Engine:
             ],
         }
 
-    def focus(self, value: Any) -> relevance.Focus | None:
-        """Return the focus of a request: `{"path", "content"?}` or a path. The file is read
-        only when it lies inside the repository (and under 1 MiB); elsewhere only its path
-        counts. Raises RequestError for a malformed focus."""
-        if value is None:
-            return None
-        if isinstance(value, str):
-            value = {"path": value}
-        if not isinstance(value, Mapping) or not isinstance(value.get("path"), str):
-            raise RequestError('`focus` must be a path or {"path": ...}', "Fix the focus")
-        path = value["path"]
-        content = value.get("content")
-        if content is None:
-            content = self._read_inside(path)
-        if not isinstance(content, str):
-            raise RequestError("`focus.content` must be text", "Send the file's text or omit it")
+    def focus(self, ask: FocusAsk) -> relevance.Focus:
+        """Return the focus of a request. The file is read when the request does not hold
+        its text, and only when it lies inside the repository (and under 1 MiB); elsewhere
+        only its path counts."""
+        path = ask.path
+        content = ask.content if ask.content is not None else self._read_inside(path)
         relative = path
         absolute = Path(path)
         if absolute.is_absolute():
@@ -170,25 +126,9 @@ class Engine:
             extra=extra or None,
         )
 
-    def explain(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Return seed 1's explain record for `{task|problem, domain?, cluster?, limit?}`."""
-        if not isinstance(body, Mapping):
-            raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
-        problem = body.get("task", body.get("problem"))
-        if not isinstance(problem, str):
-            raise RequestError("`task` is missing or not text", 'Send {"task": "..."}')
-        limit = body.get("limit")
-        if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
-        ):
-            raise RequestError("`limit` must be a whole number of at least 1", "Fix the limit")
-        request = routing.Request(
-            task=problem,
-            domain=_text(body, "domain"),
-            cluster=_text(body, "cluster"),
-            kind=_text(body, "kind"),
-            purpose=_text(body, "purpose"),
-        )
+    def explain(self, ask: ExplainAsk) -> dict[str, Any]:
+        """Return seed 1's explain record of a request."""
+        request, problem, limit = ask.request, ask.request.task, ask.limit
         q = score.query(self.index, problem)
         admitted = routing.admission(self.config.taxonomy, request)
         rows = [s for s in score.reached(self.index, q) if admitted(s.indexed.entry)]
@@ -255,23 +195,3 @@ def strategy_defaults(config: Config) -> dict[str, intent.StrategyDefaults]:
     over them. Raises ConfigError for a bad value."""
     table = config.intent.get("strategies", {})
     return intent.defaults_from_config(table if isinstance(table, Mapping) else {})
-
-
-def _text(body: Mapping[str, Any], name: str) -> str | None:
-    value = body.get(name)
-    if value is None or value == "":
-        return None
-    if not isinstance(value, str):
-        raise RequestError(f"`{name}` must be text", f"Send {name} as a string")
-    return value
-
-
-def _int(body: Mapping[str, Any], name: str, default: int) -> int:
-    value = body.get(name)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise RequestError(f"`{name}` must be a whole number", f"Send {name} as a number")
-    if int(value) != value:
-        raise RequestError(f"`{name}` must be a whole number, not {value}", "Drop the fraction")
-    return int(value)

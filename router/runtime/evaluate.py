@@ -1,10 +1,14 @@
-"""Evaluation: seed 1's fixture cases (DESIGN 13, first bullet).
+"""Evaluation: seed 1's fixture cases (DESIGN 13, first bullet) and labelled intent sets
+(`kroute eval --intent`: strategy and skip accuracy of `router.filters.intent.classify`).
 
-It runs requests through `engine`, so it sits beside the services, above the engine."""
+It runs requests through `engine`, so it sits beside the services, above the engine. The
+intent scoring lives here rather than in `router.filters.intent`, which keeps only the
+classifier."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +20,8 @@ from router.core import catalog, config, diagnostic, entry
 from router.core.catalog import Catalog
 from router.core.diagnostic import Diagnostic
 from router.filters import intent
+from router.filters.cue import STRATEGIES
+from router.runtime import request
 from router.runtime.engine import Engine
 
 
@@ -72,7 +78,7 @@ def run_case(path: Path, load: Callable[[Path], Engine]) -> CaseResult:
     case_id = str(case.get("case_id") or path.stem)
     engine = _engine(path, case, load)
     body = {k: case[k] for k in ("domain", "cluster", "limit") if case.get(k) is not None}
-    record = engine.explain({"task": case.get("problem", ""), **body})
+    record = engine.explain(request.explain({"task": case.get("problem", ""), **body}))
     rows = record["rows"]
     top = rows[0] if rows else None
     failures: list[str] = []
@@ -98,7 +104,8 @@ def run_case(path: Path, load: Callable[[Path], Engine]) -> CaseResult:
     expected_ids = case.get("expected_ids")
     if expected_ids is not None:
         budget = case.get("budget")
-        answer = engine.route({"task": case.get("problem", ""), **body, "budget": budget})
+        asked = {"task": case.get("problem", ""), **body, "budget": budget}
+        answer = engine.route(request.route(asked, engine.config))
         offered = [p["id"] for p in answer["pointers"]]
         observed["pointer_ids"] = offered
         missing = [i for i in expected_ids if i not in offered]
@@ -148,10 +155,10 @@ def intent_report(path: Path) -> dict[str, Any]:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise EvalError(f"cannot read {path}: {error}", "Check the --intent path") from None
-    cases = intent.parse_cases(lines)
+    cases = parse_cases(lines)
     return {
-        "strategy": intent.accuracy((text, strategy) for text, strategy, _ in cases),
-        "skip": intent.skip_accuracy((text, skip) for text, _, skip in cases),
+        "strategy": accuracy((text, strategy) for text, strategy, _ in cases),
+        "skip": skip_accuracy((text, skip) for text, _, skip in cases),
     }
 
 
@@ -159,7 +166,143 @@ def intent_text(report: Mapping[str, Any]) -> str:
     """Return the intent report as the strategy confusion table, then the skip table."""
     return "\n\n".join(
         (
-            "strategy\n" + intent.confusion_text(report["strategy"]),
-            "skip\n" + intent.confusion_text(report["skip"]),
+            "strategy\n" + confusion_text(report["strategy"]),
+            "skip\n" + confusion_text(report["skip"]),
         )
     )
+
+
+def parse_cases(lines: Iterable[str]) -> list[tuple[str, str, str | None]]:
+    """Return labelled JSONL lines {"text", "strategy", "skip"} as (text, strategy, skip).
+
+    Blank lines are ignored. Raises EvalError naming the line for anything else malformed."""
+    out: list[tuple[str, str, str | None]] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            # The standard library's parser, not orjson: the report quotes its error `msg`.
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise EvalError(f"line {number} is not JSON ({exc.msg})", "fix or remove it") from exc
+        text, strategy, skip = (
+            (row.get(k) for k in ("text", "strategy", "skip"))
+            if isinstance(row, dict)
+            else (None, None, None)
+        )
+        if (
+            not isinstance(text, str)
+            or strategy not in STRATEGIES
+            or skip not in (None, *intent.SKIPS)
+        ):
+            raise EvalError(
+                f"line {number} needs text (string), strategy (one of {', '.join(STRATEGIES)}) "
+                "and skip (null, short or scoped-lexical)",
+                "fix the line",
+            )
+        out.append((text, str(strategy), None if skip is None else str(skip)))
+    return out
+
+
+def accuracy(
+    cases: Iterable[tuple[str, str]],
+    defaults: Mapping[str, intent.StrategyDefaults] = intent.DEFAULTS,
+) -> dict[str, object]:
+    """Return how `intent.classify` scores on (text, expected strategy) pairs; the prediction
+    is the final strategy (a fallback counts as `global`). The report holds cases, correct,
+    accuracy, labels, per_label {count, predicted, correct, precision, recall} and
+    confusion[expected][predicted]. Raises EvalError on an unknown strategy or no case.
+    """
+
+    def pairs() -> Iterable[tuple[str, str]]:
+        for i, (text, expected) in enumerate(cases, 1):
+            if expected not in STRATEGIES:
+                raise EvalError(
+                    f"case {i}: unknown strategy {expected!r}",
+                    f"use one of: {', '.join(STRATEGIES)}",
+                )
+            yield expected, intent.classify(text, defaults).strategy
+
+    return _tally(pairs(), STRATEGIES)
+
+
+def skip_accuracy(cases: Iterable[tuple[str, str | None]]) -> dict[str, object]:
+    """Return the `accuracy` report shape for the skip decision, labels `none`, `short` and
+    `scoped-lexical`. Raises EvalError on an unknown skip or no case."""
+
+    def pairs() -> Iterable[tuple[str, str]]:
+        for i, (text, expected) in enumerate(cases, 1):
+            if expected is not None and expected not in intent.SKIPS:
+                raise EvalError(
+                    f"case {i}: unknown skip {expected!r}", "use null, short or scoped-lexical"
+                )
+            yield expected or "none", intent.classify(text).skip or "none"
+
+    return _tally(pairs(), ("none", *intent.SKIPS))
+
+
+def _tally(pairs: Iterable[tuple[str, str]], labels: tuple[str, ...]) -> dict[str, object]:
+    confusion = {e: dict.fromkeys(labels, 0) for e in labels}
+    for expected, got in pairs:
+        confusion[expected][got] += 1
+    n = sum(sum(row.values()) for row in confusion.values())
+    if n == 0:
+        raise EvalError("no labelled cases to evaluate", "give at least one case")
+    correct = sum(confusion[label][label] for label in labels)
+    per: dict[str, dict[str, float | int]] = {}
+    for label in labels:
+        count = sum(confusion[label].values())
+        predicted = sum(confusion[e][label] for e in labels)
+        hit = confusion[label][label]
+        per[label] = {
+            "count": count,
+            "predicted": predicted,
+            "correct": hit,
+            "precision": round(hit / predicted, 4) if predicted else 0.0,
+            "recall": round(hit / count, 4) if count else 0.0,
+        }
+    return {
+        "cases": n,
+        "correct": correct,
+        "accuracy": round(correct / n, 4),
+        "labels": list(labels),
+        "per_label": per,
+        "confusion": confusion,
+    }
+
+
+def confusion_text(report: Mapping[str, object]) -> str:
+    """Return a fixed-width confusion table (rows expected, columns predicted), per-label
+    lines and the accuracy line. Raises EvalError when `report` is not an accuracy report."""
+    labels = [str(x) for x in _as_list(report.get("labels"))]
+    confusion = report.get("confusion")
+    per = report.get("per_label")
+    if not isinstance(confusion, Mapping) or not isinstance(per, Mapping):
+        raise EvalError("not an accuracy report", "pass what accuracy() returned")
+    corner = "expected \\ predicted"
+    first = max(len(corner), *(len(x) for x in labels)) + 2
+    width = max(len(x) for x in labels) + 2
+    lines = [corner.ljust(first) + "".join(x.rjust(width) for x in labels)]
+    for e in labels:
+        row = confusion[e]
+        lines.append(e.ljust(first) + "".join(str(row[p]).rjust(width) for p in labels))
+    lines.append("")
+    lines.append(
+        "label".ljust(first) + "count".rjust(7) + "precision".rjust(11) + "recall".rjust(8)
+    )
+    for label in labels:
+        s = per[label]
+        lines.append(
+            label.ljust(first) + f"{s['count']:>7}{s['precision']:>11.2f}{s['recall']:>8.2f}"
+        )
+    lines.append(
+        f"accuracy {report.get('accuracy', 0.0):.2f} "
+        f"({report.get('correct')}/{report.get('cases')})"
+    )
+    return "\n".join(lines)
+
+
+def _as_list(value: object) -> list[object]:
+    if not isinstance(value, list):
+        raise EvalError("not an accuracy report", "pass what accuracy() returned")
+    return value

@@ -17,6 +17,7 @@ import orjson
 from router.base.errors import EvalError
 from router.core.baseline import Bm25
 from router.core.route import ORDERS
+from router.runtime import request
 from router.runtime.engine import Engine
 
 BASELINES = ("bm25",)
@@ -140,8 +141,10 @@ def run(
         for j, line in zip(tasks, per_task, strict=True):
             engine = load(j.repo)
             ask = {"task": j.task, "order": order}
-            whole = engine.assemble(engine.request({**ask, "budget": WHOLE_ORDER}))
-            route = engine.assemble(engine.request({**ask, "budget": budget}))
+            whole = engine.assemble(
+                request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
+            )
+            route = engine.assemble(request.route({**ask, "budget": budget}, engine.config).request)
             ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
             offered = [(p.entry.id, p.entry.path) for p in route.pointers]
             rows.append((j, ranked, offered))

@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.base import paths
+from router.base import paths, protocol
 from router.base.errors import DaemonError, RequestError
+from router.base.protocol import SOURCE_HEADER, VERSION_HEADER
 
-VERSION_HEADER = "X-Kroute-Version"
-SOURCE_HEADER = "X-Kroute-Source"  # who emits the route, for the shadow log
 START_WAIT = 10.0  # seconds a fresh daemon may take to load its catalog and listen
 STOP_WAIT = 3.0
 POLL = 0.01
@@ -59,7 +58,7 @@ class Reply:
 
 def target(root: Path, config_file: Path | None, env: Mapping[str, str]) -> Target:
     """Return the target for a resolved repository root and config file."""
-    return Target(root, config_file, paths.places(root, config_file, env, os.getuid()))
+    return Target(root, config_file, protocol.places_of(root, config_file, env))
 
 
 # -- state ----------------------------------------------------------------------------------------
@@ -67,11 +66,7 @@ def target(root: Path, config_file: Path | None, env: Mapping[str, str]) -> Targ
 
 def read_status(t: Target) -> dict[str, Any] | None:
     """Return the daemon's status file, or None when there is none (or it is unreadable)."""
-    try:
-        status = json.loads(t.places.status.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return status if isinstance(status, dict) else None
+    return protocol.read_status(t.places.status)
 
 
 def alive(pid: int) -> bool:

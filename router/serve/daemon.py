@@ -11,26 +11,19 @@ import sys
 import threading
 import time
 import traceback
-import urllib.parse
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from router import __version__
-from router.base import paths
-from router.base.errors import KrouteError, RequestError
+from router.base import paths, protocol
+from router.base.errors import KrouteError
 from router.core import catalog
 from router.core.config import Config
-from router.filters import intent
-from router.integrations import hook
+from router.logbook.recorder import Recorder
 from router.runtime.engine import Engine
-from router.serve import handler as route_handler
 from router.serve import server as server_module
-from router.serve import watch
-from router.serve.server import HOOK_PREFIX, HttpError
-from router.serve.server import error as error_document
+from router.serve import service, watch
 
 Handler = Callable[["Service", Any, str], tuple[int, Any]]  # (service, body, source)
 # The longest a starting daemon waits for its file watcher before it answers anyway.
@@ -38,7 +31,8 @@ WATCH_READY_SECONDS = 5.0
 
 
 class Service:
-    """What the daemon serves: the engine behind a lock, and its counters."""
+    """What the daemon serves: the app over a hot engine, behind one lock, and what only a
+    running daemon answers (status, diagnostics, reload, shutdown)."""
 
     def __init__(
         self,
@@ -52,27 +46,33 @@ class Service:
         self.places = places
         self.version = version
         self.load = load
-        self.engine = load(config)
         self.lock = threading.Lock()
         self.started_at = _now()
         self.started = time.monotonic()
-        self.routes = 0
         self.updates = 0
         self.stop = threading.Event()
         self._pending = threading.local()  # per request thread: log lines not yet written
-        self.recorder = route_handler.Recorder(places.state, places.key, defer=self._defer)
-        self.routes_table: dict[str, dict[str, Handler]] = {
-            "/v1/route": {"POST": Service.route},
-            "/v1/explain": {"POST": Service.explain},
-            "/v1/intent": {"POST": Service.classify},
-            "/v1/matrix/relevance": {"POST": Service.relevance},
-            "/v1/status": {"GET": Service.status},
-            "/v1/diagnostics": {"GET": Service.diagnostics},
-            "/v1/reload": {"POST": Service.reload},
-            "/v1/shutdown": {"POST": Service.shutdown},
-        }
+        rec = Recorder(places.state, places.key, defer=self._defer)
+        self.app = service.App(load(config), rec, control=self)
 
-    # -- dispatch ----------------------------------------------------------------------------
+    @property
+    def engine(self) -> Engine:
+        return self.app.engine
+
+    @engine.setter
+    def engine(self, engine: Engine) -> None:
+        self.app.engine = engine
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def dispatch(
+        self, method: str, path: str, body: bytes, source: str = "socket"
+    ) -> tuple[int, Any]:
+        """Return (status, document) for one request, answered by the app under the lock (a
+        route never sees a half-applied change); a hook answer is text (str). Never raises."""
+        with self.lock:
+            answer = self.app.answer(method, path, body, source)
+        return answer.status, answer.document
 
     def _defer(self, job: Callable[[], None]) -> None:
         jobs: list[Callable[[], None]] = getattr(self._pending, "jobs", [])
@@ -87,75 +87,11 @@ class Service:
         for job in jobs:
             job()
 
-    def dispatch(
-        self, method: str, path: str, body: bytes, source: str = "socket"
-    ) -> tuple[int, Any]:
-        """Return (status, document) for one request; a hook answer is text (str). Never
-        raises: every failure becomes an error document with its status."""
-        try:
-            path, _, query = path.partition("?")
-            if path.startswith(HOOK_PREFIX):
-                return self.hook(method, path, body, urllib.parse.parse_qs(query))
-            methods = self.routes_table.get(path)
-            if methods is None:
-                raise HttpError(404, "not_found", f"no endpoint {path}; see GET /v1/status")
-            handler = methods.get(method)
-            if handler is None:
-                allowed = ", ".join(sorted(methods))
-                raise HttpError(405, "method_not_allowed", f"{path} takes {allowed}")
-            payload = _decode(body) if method == "POST" else None
-            with self.lock:
-                return handler(self, payload, source)
-        except HttpError as error:
-            return error.status, error_document(error.code, error.message)
-        except RequestError as error:
-            return 400, error_document("bad_request", str(error))
-        except KrouteError as error:
-            return 500, error_document("failed", str(error))
-        except Exception:  # the daemon outlives any bug in one request
-            traceback.print_exc(file=sys.stderr)
-            return 500, error_document("internal", "the daemon failed on this request; see its log")
+    # -- what only a daemon answers (service.Control) ------------------------------------------
 
-    def route(self, body: Any, source: str) -> tuple[int, Any]:
-        self.routes += 1
-        return 200, route_handler.route(self.engine, _object(body), self.recorder, source)
-
-    def hook(
-        self, method: str, path: str, body: bytes, query: Mapping[str, list[str]]
-    ) -> tuple[int, Any]:
-        """Answer `POST /v1/hook/<harness>/<event>[?mode=shadow]` with exactly what the hook
-        prints."""
-        parts = path[len(HOOK_PREFIX) :].split("/")
-        if len(parts) != 2 or parts[1] not in hook.EVENTS.get(parts[0], ()):
-            raise HttpError(404, "not_found", f"no hook {path}; known: {_known_hooks()}")
-        if method != "POST":
-            raise HttpError(405, "method_not_allowed", f"{path} takes POST")
-        with self.lock:
-            self.routes += 1
-            modes = query.get("mode") or []
-            mode = modes[0] if modes else None
-            text = route_handler.respond(self.engine, parts[0], parts[1], body, self.recorder, mode)
-            return 200, text
-
-    def explain(self, body: Any, _source: str) -> tuple[int, Any]:
-        return 200, self.engine.explain(_object(body))
-
-    def classify(self, body: Any, _source: str) -> tuple[int, Any]:
-        body = _object(body)
-        text = body.get("text", body.get("task"))
-        if not isinstance(text, str):
-            raise RequestError("`text` is missing or not text", 'Send {"text": "..."}')
-        return 200, intent.as_dict(intent.classify(text, self.engine.intent_defaults))
-
-    def relevance(self, body: Any, _source: str) -> tuple[int, Any]:
-        from router.filters import relevance
-
-        focus, chunks, threshold = relevance.parse_request(body)
-        return 200, relevance.answer(focus, chunks, threshold)
-
-    def status(self, _body: Any, _source: str) -> tuple[int, Any]:
+    def status(self) -> dict[str, Any]:
         cat = self.engine.catalog
-        return 200, {
+        return {
             "version": self.version,
             "pid": os.getpid(),
             "root": str(self.config.root),
@@ -168,28 +104,22 @@ class Service:
             "errors": len(cat.errors),
             "warnings": len(cat.diagnostics) - len(cat.errors),
             "stale": len(cat.stale),
-            "routes": self.routes,
+            "routes": self.app.routes,
             "updates": self.updates,
         }
 
-    def diagnostics(self, _body: Any, _source: str) -> tuple[int, Any]:
+    def diagnostics(self) -> dict[str, Any]:
         cat = self.engine.catalog
-        return 200, {
-            "diagnostics": [d.as_dict() for d in cat.diagnostics],
-            "stale": list(cat.stale),
-        }
+        return {"diagnostics": [d.as_dict() for d in cat.diagnostics], "stale": list(cat.stale)}
 
-    def reload(self, _body: Any, _source: str) -> tuple[int, Any]:
+    def reload(self) -> dict[str, Any]:
         self.engine = self.load(self.config)
         self.updates += 1
-        return 200, {
-            "entries": len(self.engine.index),
-            "fingerprint": self.engine.catalog.fingerprint,
-        }
+        return {"entries": len(self.engine.index), "fingerprint": self.engine.catalog.fingerprint}
 
-    def shutdown(self, _body: Any, _source: str) -> tuple[int, Any]:
+    def shutdown(self) -> dict[str, Any]:
         self.stop.set()
-        return 200, {"stopping": True}
+        return {"stopping": True}
 
     # -- catalog changes ---------------------------------------------------------------------
 
@@ -323,34 +253,17 @@ def serve(
 
 
 def _write_status(places: paths.Places, config: Config, version: str, started_at: str) -> None:
-    status = {
-        "pid": os.getpid(),
-        "socket": str(places.socket),
-        "version": version,
-        "root": str(config.root),
-        "config": str(config.file) if config.file else None,
-        "started_at": started_at,
-    }
-    temporary = places.status.with_suffix(".tmp")
-    temporary.write_bytes(orjson.dumps(status, option=orjson.OPT_SORT_KEYS))
-    os.replace(temporary, places.status)
-
-
-def _known_hooks() -> str:
-    return ", ".join(f"{h}/{e}" for h, events in hook.EVENTS.items() for e in events)
-
-
-def _decode(body: bytes) -> Any:
-    try:
-        return orjson.loads(body) if body else None
-    except orjson.JSONDecodeError as error:
-        raise HttpError(400, "bad_json", f"the body is not valid JSON: {error}") from None
-
-
-def _object(body: Any) -> Mapping[str, Any]:
-    if not isinstance(body, dict):
-        raise RequestError("the request must be a JSON object", 'Send {"task": "..."}')
-    return body
+    protocol.write_status(
+        places.status,
+        {
+            "pid": os.getpid(),
+            "socket": str(places.socket),
+            "version": version,
+            "root": str(config.root),
+            "config": str(config.file) if config.file else None,
+            "started_at": started_at,
+        },
+    )
 
 
 def _now() -> str:

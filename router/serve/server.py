@@ -19,9 +19,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from router.serve.client import SOURCE_HEADER, VERSION_HEADER
+from router.base.protocol import SOURCE_HEADER, VERSION_HEADER
 
-HOOK_PREFIX = "/v1/hook/"
 BODY_CAP = 1024 * 1024
 RELEVANCE_BODY_CAP = 4 * 1024 * 1024
 IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
@@ -43,16 +42,6 @@ class Dispatcher(Protocol):
         """Finish what the last request of this thread left for after its answer (the
         shadow log); never raise."""
         ...
-
-
-class HttpError(Exception):
-    """An HTTP error answer: status, code token and message."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
 
 
 def error(code: str, message: str) -> dict[str, Any]:

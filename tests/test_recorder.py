@@ -16,9 +16,9 @@ import pytest
 from router import __version__
 from router.base import paths
 from router.core import config
-from router.logbook import shadow
+from router.logbook import recorder, shadow
 from router.runtime.engine import Engine
-from router.serve import client, handler
+from router.serve import client, service
 
 from conftest import DEMO, kroute
 
@@ -83,21 +83,23 @@ def test_mode_off_logs_nothing(repo: Path) -> None:
 
 
 def test_strictest_mode_wins() -> None:
-    assert handler.strictest("live", "shadow") == "shadow"
-    assert handler.strictest("off", "live") == "off"
-    assert handler.strictest("live", None) == "live"
-    assert handler.strictest("live", "bogus") == "live"
+    assert recorder.strictest("live", "shadow") == "shadow"
+    assert recorder.strictest("off", "live") == "off"
+    assert recorder.strictest("live", None) == "live"
+    assert recorder.strictest("live", "bogus") == "live"
 
 
 def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) -> None:
     engine = Engine.load(config.load(repo / "kroute.toml"))
-    rec = handler.recorder(engine, os.environ)
+    rec = recorder.for_engine(engine, os.environ)
     tasks = ["retry a failed delivery", "rotate the webhook signing key", "weather on mars"]
     for task in tasks:
-        handler.route(engine, {"task": task}, rec, "cli")
+        service.App(engine, rec).answer("POST", "/v1/route", service.encode({"task": task}), "cli")
     engine.version = "9.9.9"  # the same catalog, routed by a "later" engine that offers less
     for task in tasks:
-        handler.route(engine, {"task": task, "budget": 1}, rec, "cli")
+        service.App(engine, rec).answer(
+            "POST", "/v1/route", service.encode({"task": task, "budget": 1}), "cli"
+        )
     assert len(lines(repo, expected=6)) == 6
 
     stats = json.loads(kroute("shadow", "stats", "--json", cwd=repo).stdout)
@@ -139,8 +141,8 @@ def test_review_without_a_log_says_so(repo: Path) -> None:
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
 def test_the_html_report_renders_in_a_browser_without_network(repo: Path, tmp_path: Path) -> None:
     engine = Engine.load(config.load(repo / "kroute.toml"))
-    handler.route(
-        engine, {"task": "retry a failed delivery"}, handler.recorder(engine, os.environ), "cli"
+    service.App(engine, recorder.for_engine(engine, os.environ)).answer(
+        "POST", "/v1/route", service.encode({"task": "retry a failed delivery"}), "cli"
     )
     page = tmp_path / "report.html"
     assert kroute("shadow", "report", "--html", str(page), cwd=repo).returncode == 0

@@ -1,0 +1,51 @@
+"""What the daemon and its clients agree on: headers, endpoints, where a repository's config
+and daemon are found, and the status file. Standard library only (the hook imports it).
+
+The shell shims (`hooks/lib.sh`) name the socket the same way; a test pins them to `places`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from router.base import paths
+
+CONFIG_NAME = "kroute.toml"
+VERSION_HEADER = "X-Kroute-Version"
+SOURCE_HEADER = "X-Kroute-Source"  # who emits the route, for the shadow log
+HOOK_PREFIX = "/v1/hook/"  # POST /v1/hook/<harness>/<event>: exactly what the hook prints
+
+
+def find_config(start: Path) -> Path | None:
+    """Return the nearest kroute.toml at or above `start`, or None."""
+    for directory in (start, *start.parents):
+        candidate = directory / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def places_of(root: Path, config_file: Path | None, env: Mapping[str, str]) -> paths.Places:
+    """Return where the daemon of a resolved repository root and config file keeps its
+    socket and status file, for the current user."""
+    return paths.places(root, config_file, env, os.getuid())
+
+
+def read_status(status: Path) -> dict[str, Any] | None:
+    """Return a daemon's status file, or None when there is none (or it is unreadable)."""
+    try:
+        found = json.loads(status.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def write_status(status: Path, document: Mapping[str, Any]) -> None:
+    """Replace a daemon's status file in one step (a reader never sees half of it)."""
+    temporary = status.with_suffix(".tmp")
+    temporary.write_text(json.dumps(dict(document), sort_keys=True), encoding="utf-8")
+    os.replace(temporary, status)

@@ -1,0 +1,88 @@
+"""The `kroute` group, its shared options and its one error handler; the command modules
+add their commands to it.
+
+Every error the router raises on purpose reaches one handler (`_Group.invoke`), which prints
+`Error: <what happened>. <what to do>` and exits 1; usage errors exit 2.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import orjson
+
+from router import __version__
+from router.base import protocol
+from router.base.errors import KrouteError
+from router.core import config
+from router.core.config import Config
+
+JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KrouteError as error:
+            raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kroute")
+def main() -> None:
+    """Decide which few documents of a repository's knowledge catalog an agent should read
+    before it acts, and say why each one was chosen."""
+
+
+# -- shared options ---------------------------------------------------------------------------
+
+catalog_option = click.option(
+    "--catalog",
+    "catalog_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Catalog directory (default: the repository found from here).",
+)
+config_option = click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="kroute.toml to use (default: $KROUTE_CONFIG, else found by walking up).",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+def resolve_config(catalog_dir: Path | None, config_file: Path | None) -> Config:
+    """Return the configuration the options and the environment name (DESIGN 4.1).
+
+    Raises ConfigError (a KrouteError) for a missing or invalid file."""
+    if config_file is None and os.environ.get("KROUTE_CONFIG"):
+        config_file = Path(os.environ["KROUTE_CONFIG"])
+    if catalog_dir is not None:
+        if not catalog_dir.is_dir():
+            raise click.BadParameter(f"{catalog_dir} is not a directory", param_hint="--catalog")
+        root = catalog_dir.resolve()
+        if config_file is None and (root / config.FILE_NAME).is_file():
+            config_file = root / config.FILE_NAME
+        return config.load(config_file, root) if config_file else config.bare(root)
+    if config_file is not None:
+        return config.load(config_file)
+    found = protocol.find_config(Path.cwd())
+    return config.load(found) if found else config.bare(Path.cwd().resolve())
+
+
+def emit_json(document: object) -> None:
+    """Print a document as sorted, indented JSON."""
+    click.echo(orjson.dumps(document, option=JSON_OPTIONS).decode("utf-8"))
+
+
+def color_wanted() -> bool:
+    """Return whether to color: only on a terminal, and never with NO_COLOR set."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+# The commands live in submodules by concern; importing them registers them on `main`.

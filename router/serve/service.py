@@ -1,0 +1,276 @@
+"""The one owner of requests: every endpoint, parsed, answered and logged in one place.
+
+The daemon's HTTP server, the CLI's in-process fallback, the hook's slow path, `shadow
+replay` and the pre-commit hook all call `App.answer` with the endpoint and the raw body,
+so a request means the same wherever it enters. Parsing is `request`'s, answering the
+engine's, the shadow line the recorder's; what only a running daemon knows (its status, a
+reload, a shutdown) it lends as a `Control`.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+
+from router.base.errors import KrouteError, RequestError
+from router.base.protocol import HOOK_PREFIX
+from router.core import config, harness
+from router.filters import intent, relevance
+from router.logbook import recorder as recorder_module
+from router.logbook.recorder import Recorder
+from router.runtime import request
+from router.runtime.engine import Engine
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An endpoint's answer: its HTTP status and its document (a hook's answer is the text
+    the hook prints, a str)."""
+
+    status: int
+    document: Any
+
+
+class Refusal(Exception):
+    """A request no endpoint takes: its status, code token and message."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class Control(Protocol):
+    """What only a running daemon answers."""
+
+    def status(self) -> dict[str, Any]: ...
+    def diagnostics(self) -> dict[str, Any]: ...
+    def reload(self) -> dict[str, Any]: ...
+    def shutdown(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Where a request came from and what its URL said besides the path."""
+
+    path: str
+    source: str
+    query: Mapping[str, list[str]]
+
+
+Endpoint = Callable[["App", bytes, Call], Any]
+
+
+def error_document(code: str, message: str) -> dict[str, Any]:
+    """Return the JSON document of a failed request."""
+    return {"error": {"code": code, "message": message}}
+
+
+class App:
+    """The requests of one catalog: its engine, where its routes are logged, and the daemon
+    that serves it when there is one."""
+
+    def __init__(
+        self, engine: Engine, recorder: Recorder | None = None, control: Control | None = None
+    ) -> None:
+        self.engine = engine  # the daemon swaps it on a reload
+        self.recorder = recorder
+        self.control = control
+        self.routes = 0  # routes and hook events answered
+
+    def answer(self, method: str, endpoint: str, body: bytes, source: str = "socket") -> Answer:
+        """Return the answer to one request. Never raises: every failure becomes an error
+        document with its status (400 for a bad request, 404/405 for no such endpoint or
+        method, 500 for a failure of ours, logged on stderr)."""
+        path, _, query = endpoint.partition("?")
+        try:
+            method_table = ENDPOINTS.get(path)
+            if method_table is None:
+                raise Refusal(404, "not_found", _unknown(path))
+            handler = method_table.get(method)
+            if handler is None:
+                allowed = ", ".join(sorted(method_table))
+                raise Refusal(405, "method_not_allowed", f"{path} takes {allowed}")
+            call = Call(path, source, urllib.parse.parse_qs(query))
+            return Answer(200, handler(self, body, call))
+        except Refusal as refusal:
+            return Answer(refusal.status, error_document(refusal.code, refusal.message))
+        except request.MalformedJson as error:
+            return Answer(400, error_document("bad_json", error.what))
+        except RequestError as error:
+            return Answer(400, error_document("bad_request", str(error)))
+        except KrouteError as error:
+            return Answer(500, error_document("failed", str(error)))
+        except Exception:  # a server outlives any bug in one request
+            traceback.print_exc(file=sys.stderr)
+            return Answer(500, error_document("internal", "the request failed; see the log"))
+
+    # -- endpoints -------------------------------------------------------------------------
+
+    def route(self, body: bytes, call: Call) -> dict[str, Any]:
+        began = time.perf_counter()
+        raw = request.members(request.decode(body))
+        document = self.engine.route(request.route(raw, self.engine.config))
+        self.routes += 1
+        if self.recorder is not None:
+            self.recorder.write(
+                self.engine,
+                source=call.source,
+                task=str(raw.get("task", "")),
+                request=request.logged(raw),
+                document=document,
+                text=document["text"],
+                injected=False,
+                elapsed=time.perf_counter() - began,
+            )
+        return document
+
+    def hook(self, body: bytes, call: Call) -> str:
+        """Return exactly what a hook prints for its raw payload, and log the route.
+
+        In `shadow` mode (`?mode=shadow`, or the config's) the route is logged with what
+        would have been injected and nothing is printed; in `off` mode the hook does
+        nothing. A payload it cannot use prints nothing."""
+        began = time.perf_counter()
+        name, event = call.path[len(HOOK_PREFIX) :].split("/")
+        asked = call.query.get("mode")
+        mode = recorder_module.strictest(
+            self.engine.config.shadow_mode, asked[0] if asked else None
+        )
+        if mode == "off":
+            return ""
+        self.routes += 1
+        try:
+            plan = harness.plan(name, event, harness.decode(body))
+            document: dict[str, Any] | None = None
+            skip = plan.skip
+            if plan.kind == "orientation":
+                live = mode == "live"
+                return harness.render(name, event, plan, self.engine.orientation()) if live else ""
+            if plan.kind == "route":
+                try:
+                    document = self.engine.route(request.route(plan.body, self.engine.config))
+                except KrouteError:
+                    skip = "bad-request"
+            text = harness.render(name, event, plan, document)
+        except Exception as error:  # a hook never harms the agent
+            print(f"hook {name}/{event} failed: {error!r}", file=sys.stderr)
+            return ""
+        if self.recorder is not None:
+            self.recorder.write(
+                self.engine,
+                source=f"{name}/{event}",
+                task=str(plan.body.get("task", "")),
+                request=request.logged(plan.body),
+                document=document,
+                text=text,
+                injected=mode == "live" and bool(text),
+                elapsed=time.perf_counter() - began,
+                plan=plan,
+                skip=skip,
+                mode=mode,
+            )
+        return text if mode == "live" else ""
+
+    def explain(self, body: bytes, _call: Call) -> dict[str, Any]:
+        return self.engine.explain(request.explain(request.decode(body)))
+
+    def classify(self, body: bytes, _call: Call) -> dict[str, Any]:
+        text = request.intent_text(request.decode(body))
+        return intent.as_dict(intent.classify(text, self.engine.intent_defaults))
+
+    def relevance(self, body: bytes, _call: Call) -> dict[str, object]:
+        ask = request.relevance(request.decode(body))
+        return relevance.answer(ask.focus, ask.chunks, ask.threshold)
+
+    def status(self, _body: bytes, call: Call) -> dict[str, Any]:
+        return self._daemon(call).status()
+
+    def diagnostics(self, _body: bytes, call: Call) -> dict[str, Any]:
+        return self._daemon(call).diagnostics()
+
+    def reload(self, _body: bytes, call: Call) -> dict[str, Any]:
+        return self._daemon(call).reload()
+
+    def shutdown(self, _body: bytes, call: Call) -> dict[str, Any]:
+        return self._daemon(call).shutdown()
+
+    def _daemon(self, call: Call) -> Control:
+        if self.control is None:
+            raise Refusal(404, "not_found", f"only a running daemon answers {call.path}")
+        return self.control
+
+
+ENDPOINTS: dict[str, dict[str, Endpoint]] = {
+    "/v1/route": {"POST": App.route},
+    "/v1/explain": {"POST": App.explain},
+    "/v1/intent": {"POST": App.classify},
+    "/v1/matrix/relevance": {"POST": App.relevance},
+    "/v1/status": {"GET": App.status},
+    "/v1/diagnostics": {"GET": App.diagnostics},
+    "/v1/reload": {"POST": App.reload},
+    "/v1/shutdown": {"POST": App.shutdown},
+    **{
+        f"{HOOK_PREFIX}{name}/{event}": {"POST": App.hook}
+        for name, events in harness.EVENTS.items()
+        for event in events
+    },
+}
+
+
+def _unknown(path: str) -> str:
+    if path.startswith(HOOK_PREFIX):
+        known = ", ".join(f"{h}/{e}" for h, events in harness.EVENTS.items() for e in events)
+        return f"no hook {path}; known: {known}"
+    return f"no endpoint {path}; see GET /v1/status"
+
+
+# -- in process, without a daemon ------------------------------------------------------------
+
+
+def in_process(engine: Engine, env: Mapping[str, str]) -> App:
+    """Return the app of an engine loaded in process, logging where the env says."""
+    return App(engine, recorder_module.for_engine(engine, env))
+
+
+def document(answer: Answer) -> Any:
+    """Return an answer's document, or raise what its error says: RequestError for a bad
+    request, KrouteError for anything else (the CLI reports either)."""
+    if answer.status == 200:
+        return answer.document
+    failure = answer.document["error"]
+    if answer.status == 400:
+        raise RequestError(failure["message"])
+    raise KrouteError(failure["message"])
+
+
+def encode(body: Mapping[str, Any]) -> bytes:
+    """Return a request body as it goes over the socket."""
+    return orjson.dumps(body)
+
+
+def hook_in_process(
+    root: Path,
+    config_file: Path | None,
+    name: str,
+    event: str,
+    raw: bytes,
+    env: Mapping[str, str],
+) -> str:
+    """Return what a hook prints, answered without a daemon (the slow path of `kroute-hook`):
+    the same endpoint the daemon serves, over an engine loaded here."""
+    cfg = config.load(config_file, root) if config_file else config.bare(root)
+    mode = env.get("KROUTE_MODE", "live")
+    answer = in_process(Engine.load(cfg), env).answer(
+        "POST", f"{HOOK_PREFIX}{name}/{event}?mode={mode}", raw, f"{name}/{event}"
+    )
+    return answer.document if answer.status == 200 else ""

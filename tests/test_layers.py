@@ -1,0 +1,110 @@
+"""The layers of DESIGN 3, as the tree shows them: packages import only downward, no module
+imports itself back through others, and the hook's and client's modules stay light."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import REPO
+
+ROUTER = REPO / "router"
+# Lowest first: a package may import its own modules and those of the packages before it.
+LAYERS = ("base", "filters", "core", "runtime", "logbook", "serve", "integrations", "cli")
+# What importing a module a hook process loads pulls in: the standard library and these only
+# (the hook's slow path imports the service when it runs, and only then).
+LIGHT = {
+    "router.serve.client": {
+        "router",
+        "router.base.paths",
+        "router.base.protocol",
+        "router.base.errors",
+    },
+    "router.integrations.hook": {"router.base.protocol", "router.core.harness"},
+    "router.core.harness": set(),
+    "router.base.protocol": {"router.base.paths"},
+}
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(ROUTER.rglob("*.py")):
+        parts = path.relative_to(REPO).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def imports(path: Path, name: str, *, lazy: bool = True) -> set[str]:
+    """Return the router modules a module imports: anywhere in it, or (`lazy=False`) only
+    when it is imported (a function's own imports run when it is called)."""
+    out: set[str] = set()
+    known = modules()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree) if lazy else tree.body:
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("router"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("router"):
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                out.add(child if child in known else node.module)
+    out.discard(name)
+    return out
+
+
+def layer(module: str) -> int | None:
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
+
+
+def test_the_top_level_holds_only_packages() -> None:
+    loose = sorted(
+        p.name for p in ROUTER.glob("*.py") if p.name not in ("__init__.py", "__main__.py")
+    )
+    assert loose == []
+    assert {p.name for p in ROUTER.iterdir() if p.is_dir() and (p / "__init__.py").exists()} >= set(
+        LAYERS
+    )
+
+
+def test_packages_import_only_downward() -> None:
+    against = []
+    for name, path in modules().items():
+        own = layer(name)
+        if own is None:
+            continue
+        for target in imports(path, name):
+            theirs = layer(target)
+            if theirs is not None and theirs > own:
+                against.append(f"{name} imports {target}")
+    assert against == []
+
+
+def test_no_import_cycle() -> None:
+    known = modules()
+    graph = {name: {t for t in imports(path, name) if t in known} for name, path in known.items()}
+    # a package's __init__ that imports nothing of its own is not a cycle through it
+    cycles = []
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for target in sorted(graph[node]):
+            if target.count(".") < 2 and not graph.get(target):  # a bare package
+                continue
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*stack[stack.index(target) :], target]))
+            elif target not in state:
+                visit(target, [*stack, target])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert cycles == []
+
+
+def test_the_light_modules_import_only_what_a_hook_may() -> None:
+    known = modules()
+    for name, allowed in LIGHT.items():
+        assert imports(known[name], name, lazy=False) <= allowed, name

@@ -1,0 +1,86 @@
+"""What the daemon and its clients agree on (router.base.protocol): the config found from a
+directory, the socket named for it (in Python and in the shell shims), the status file."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from router.base import protocol
+
+from conftest import REPO
+
+
+def write(directory: Path, text: str) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    file = directory / "kroute.toml"
+    file.write_text(text)
+    return file
+
+
+def test_find_config_walks_up(tmp_path: Path) -> None:
+    file = write(tmp_path, "")
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    assert protocol.find_config(deep) == file
+    assert protocol.find_config(tmp_path) == file
+
+
+def test_find_config_finds_the_nearest(tmp_path: Path) -> None:
+    write(tmp_path, "")
+    inner = write(tmp_path / "a", "")
+    (tmp_path / "a" / "b").mkdir()
+    assert protocol.find_config(tmp_path / "a" / "b") == inner
+
+
+def test_find_config_ignores_a_directory_named_like_the_file(tmp_path: Path) -> None:
+    (tmp_path / "sub" / "kroute.toml").mkdir(parents=True)
+    found = protocol.find_config(tmp_path / "sub")
+    assert found is None or found.is_file()
+    assert found != tmp_path / "sub" / "kroute.toml"
+
+
+def test_find_config_none(tmp_path: Path) -> None:
+    deep = tmp_path / "x" / "y"
+    deep.mkdir(parents=True)
+    found = protocol.find_config(deep)
+    # tmp_path has no kroute.toml; anything found lies above the temp tree
+    assert found is None or tmp_path.resolve() not in found.resolve().parents
+
+
+@pytest.mark.parametrize("runtime", ["xdg", "none", "deep"])
+def test_the_shims_name_the_socket_as_python_does(tmp_path: Path, runtime: str) -> None:
+    repo = (tmp_path / "my repo").resolve()
+    write(repo, "")
+    (repo / "src").mkdir()
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "CLAUDE_PROJECT_DIR": str(repo / "src"),
+    }
+    if runtime == "xdg":
+        env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
+    elif runtime == "deep":  # too long for a socket path: both fall back to /tmp
+        env["XDG_RUNTIME_DIR"] = str(tmp_path / ("d" * 90))
+    shell = subprocess.run(
+        ["sh", "-c", '. "$0"; kroute_socket; printf %s "$found"', str(REPO / "hooks" / "lib.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+    expected = protocol.places_of(repo, repo / "kroute.toml", env).socket
+    assert shell.stdout == str(expected)
+
+
+def test_the_status_file_is_replaced_whole(tmp_path: Path) -> None:
+    status = tmp_path / "abc.json"
+    assert protocol.read_status(status) is None
+    protocol.write_status(status, {"pid": 7, "socket": "s"})
+    assert protocol.read_status(status) == {"pid": 7, "socket": "s"}
+    status.write_text("[1]")
+    assert protocol.read_status(status) is None
+    assert not status.with_suffix(".tmp").exists()

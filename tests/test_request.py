@@ -1,0 +1,62 @@
+"""Requests as they arrive -> typed records (router.runtime.request): every member checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from router.base.errors import RequestError
+from router.core import config
+from router.runtime import request
+
+from conftest import DEMO
+
+
+@pytest.fixture
+def demo() -> Path:
+    return DEMO
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ([], "JSON object"),
+        ({}, "`task` is missing"),
+        ({"task": 3}, "`task` is missing or not text"),
+        ({"task": "x", "budget": "five"}, "`budget` must be a whole number"),
+        ({"task": "x", "budget": 2.5}, "whole number"),
+        ({"task": "x", "budget": True}, "whole number"),
+        ({"task": "x", "budget": 0}, "budget is 0"),
+        ({"task": "x", "order": "sideways"}, "order is 'sideways'"),
+        ({"task": "x", "paths": [1]}, "`paths` must be a list"),
+        ({"task": "x", "kind": ["a"]}, "`kind` must be text"),
+    ],
+)
+def test_bad_requests_name_the_member(demo: Path, body: object, message: str) -> None:
+    with pytest.raises(RequestError, match=message):
+        request.route(body, config.load(demo / "kroute.toml"))
+
+
+def test_unknown_strategy_is_refused(demo: Path) -> None:
+    with pytest.raises(RequestError, match="strategy is 'psychic'"):
+        request.route({"task": "x", "strategy": "psychic"}, config.load(demo / "kroute.toml"))
+
+
+def test_a_route_request_takes_the_config_defaults_and_reads_auto() -> None:
+    cfg = config.load(DEMO / "kroute.toml")
+    ask = request.route({"task": "x", "strategy": "auto", "focus": "src/a.py"}, cfg)
+    assert (ask.request.budget, ask.request.order) == (cfg.budget, cfg.order)
+    assert ask.auto and not ask.budget_given and ask.focus == request.FocusAsk("src/a.py")
+    assert request.route({"task": "x", "budget": 2}, cfg).budget_given
+
+
+def test_a_body_that_is_not_json_is_malformed() -> None:
+    with pytest.raises(request.MalformedJson, match="not valid JSON"):
+        request.decode(b"{")
+    assert request.decode(b"") is None
+
+
+def test_logged_keeps_the_members_worth_logging() -> None:
+    body = {"task": "t", "budget": 2, "focus": {"path": "a.py", "content": "x"}, "junk": 1}
+    assert request.logged(body) == {"budget": 2, "focus": "a.py"}
