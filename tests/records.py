@@ -53,7 +53,7 @@ def record(
     at: str = "2025-03-01T10:00:00.000000Z",
     request: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return shadow.entry(
+    return shadow.record(
         at=at,
         engine_version=version,
         catalog_fingerprint="f1",

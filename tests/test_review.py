@@ -246,7 +246,7 @@ def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
         }
         shadow.append(
             log,
-            shadow.entry(
+            shadow.record(
                 at="2025-03-01T10:00:00Z",
                 engine_version=engine.version,
                 catalog_fingerprint=doc["catalog"]["fingerprint"],

@@ -131,5 +131,5 @@ def test_entry_scoring_matches_postings_scoring() -> None:
     index = Index(items)
     q = score.query(index, "consumer retries in ingest")
     by_postings = {s.indexed.entry.id: s.total for s in score.reached(index, q)}
-    by_reading_all = {i.entry.id: score.entry(q, i).total for i in index}
+    by_reading_all = {i.entry.id: score.of_entry(q, i).total for i in index}
     assert by_postings == {k: v for k, v in by_reading_all.items() if v > 0}

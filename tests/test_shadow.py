@@ -193,14 +193,14 @@ def test_entry_refuses_contradictions() -> None:
         "elapsed_us": 1,
     }
     with pytest.raises(shadow.ShadowError, match="mode 'loud'"):
-        shadow.entry(**base, mode="loud", injected=False, document=document(["A"]))
+        shadow.record(**base, mode="loud", injected=False, document=document(["A"]))
     with pytest.raises(shadow.ShadowError, match="exactly one"):
-        shadow.entry(**base, mode="live", injected=False, document=None)
+        shadow.record(**base, mode="live", injected=False, document=None)
     with pytest.raises(shadow.ShadowError, match="exactly one"):
-        shadow.entry(**base, mode="live", injected=False, document=document([]), skip="envelope")
+        shadow.record(**base, mode="live", injected=False, document=document([]), skip="envelope")
     with pytest.raises(shadow.ShadowError, match="cannot be injected"):
-        shadow.entry(**base, mode="shadow", injected=True, document=document(["A"]))
-    quiet = shadow.entry(**base, mode="shadow", injected=False, document=document([]))
+        shadow.record(**base, mode="shadow", injected=True, document=document(["A"]))
+    quiet = shadow.record(**base, mode="shadow", injected=False, document=document([]))
     assert (quiet["status"], quiet["silence"]["reason"]) == ("no_match", "no_document_reached")
 
 

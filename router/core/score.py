@@ -68,7 +68,7 @@ def field_score(q: Query, fld: Field, tier: int) -> float:
     return per_token * sum(w for t, w in q.weights.items() if t in fld.tokens)
 
 
-def entry(q: Query, indexed: Indexed) -> Scored:
+def of_entry(q: Query, indexed: Indexed) -> Scored:
     """Return the score of one indexed entry (every field read, the body's too)."""
     return _assemble(q, (*indexed.fields, *body_fields(indexed.entry)), indexed)
 
@@ -92,7 +92,7 @@ def reached(index: Index, q: Query) -> list[Scored]:
                 slots.add(slot)
     out = []
     for slot in slots:
-        scored = entry(q, index.slot(slot))
+        scored = of_entry(q, index.slot(slot))
         if scored.total > 0:
             out.append(scored)
     return out

@@ -94,7 +94,7 @@ class Recorder:
         mode: str,
     ) -> None:
         try:
-            record = shadow.entry(
+            record = shadow.record(
                 at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
                 engine_version=engine.version,
                 catalog_fingerprint=engine.catalog.fingerprint,

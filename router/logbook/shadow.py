@@ -44,7 +44,7 @@ Record = dict[str, Any]
 # -- records -------------------------------------------------------------------------------
 
 
-def entry(
+def record(
     *,
     at: str,
     engine_version: str,

@@ -25,7 +25,6 @@ from router.runtime.engine import Engine
 from router.serve import server as server_module
 from router.serve import service, watch
 
-Handler = Callable[["Service", Any, str], tuple[int, Any]]  # (service, body, source)
 # The longest a starting daemon waits for its file watcher before it answers anyway.
 WATCH_READY_SECONDS = 5.0
 
