@@ -45,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -464,6 +465,10 @@ def remove_bench_files(root: Path) -> None:
 
 
 LENGTHS = (10, 100, 1000, 5000)
+# Many hooks at once (several agents, a pre-commit over many files): clients routing back to
+# back for this long.
+CLIENTS = 100
+CROWD_SECONDS = 10.0
 SOURCE_TOPS = ("src", "src", "lib", "app", "services", "tests")
 SOURCE_EXTS = (".py", ".py", ".py", ".ts", ".go", ".rs")
 
@@ -560,6 +565,45 @@ def raw_route(sock_path: Path, task: str) -> tuple[int, float, float]:
         math.nan,
     )
     return status, total, inside
+
+
+def concurrent(sock_path: Path, work: list[str], clients: int, seconds: float) -> dict[str, Any]:
+    """Return routes/s and end-to-end p50/p99 with `clients` threads each routing tasks of
+    `work` back to back for `seconds` (one connection per route, as hooks do)."""
+    stop = time.perf_counter() + seconds
+    times: list[float] = []
+    failures = 0
+    lock = threading.Lock()
+
+    def client(offset: int) -> None:
+        nonlocal failures
+        n = offset
+        while time.perf_counter() < stop:
+            try:
+                status, total, _ = raw_route(sock_path, work[n % len(work)])
+            except OSError:
+                status, total = 0, 0.0
+            with lock:
+                if status == 200:
+                    times.append(total)
+                else:
+                    failures += 1
+            n += clients
+
+    began = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - began
+    return {
+        "clients": clients,
+        "routes_per_s": len(times) / elapsed,
+        "p50_ms": percentile(times, 0.50) * 1000 if times else math.nan,
+        "p99_ms": percentile(times, 0.99) * 1000 if times else math.nan,
+        "failures": failures,
+    }
 
 
 def routed(sock_path: Path, task: str) -> tuple[float, float]:
@@ -672,6 +716,7 @@ def bench_size(
             long[str(length)] = by_length(
                 target.places.socket, long_tasks(size, governed, length, length_queries)
             )
+        crowd = concurrent(target.places.socket, work, CLIENTS, CROWD_SECONDS)
         python_client = []
         for task in work[:100]:
             t0 = time.perf_counter()
@@ -736,6 +781,7 @@ def bench_size(
         "cli_no_daemon_median_ms": statistics.median(cli) * 1000,
         "daemon_speedup_vs_cli": statistics.median(cli) / statistics.median(python_client),
         "update_visible_p50_ms": statistics.median(visible) * 1000,
+        "crowd": crowd,
         "daemon_rss_mib": rss,
         "wall_s": time.perf_counter() - wall,
     }
@@ -796,6 +842,11 @@ CLOSING_ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
     ("cold `kroute route --no-daemon` (ms)", number("{:.0f}", "cli_no_daemon_median_ms")),
     ("daemon speed-up over cold CLI (x)", number("{:.0f}", "daemon_speedup_vs_cli")),
     ("update visible p50 (ms)", number("{:.1f}", "update_visible_p50_ms")),
+    (f"{CLIENTS} clients at once: routes/s", lambda r: f"{r['crowd']['routes_per_s']:.0f}"),
+    (
+        f"{CLIENTS} clients at once: p50 / p99 (ms), failures",
+        lambda r: "{p50_ms:.0f} / {p99_ms:.0f}, {failures}".format(**r["crowd"]),
+    ),
     ("daemon RSS (MiB)", number("{:.0f}", "daemon_rss_mib")),
     ("bench wall time (s)", number("{:.1f}", "wall_s")),
 )

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -367,3 +370,40 @@ def test_a_pasted_log_of_five_thousand_words_routes() -> None:
     doc = route_json(demo, "webhook delivery keeps failing with 401 " + noise)
     assert len(doc["task"].split()) >= 5000
     assert doc["pointers"][0]["id"] == "debug-webhook-delivery"
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "says"),
+    [
+        ("ZeroDivisionError('boom')", 3, "kroute failed unexpectedly (ZeroDivisionError: boom)"),
+        ("KeyboardInterrupt()", 130, "Interrupted."),
+        (
+            "errors.ConfigError('kroute.toml is odd', 'Fix it')",
+            1,
+            "Error: kroute.toml is odd. Fix it.",
+        ),
+    ],
+)
+def test_one_handler_around_main_gives_each_failure_its_exit_code(
+    raised: str, code: int, says: str
+) -> None:
+    script = (
+        "import sys\n"
+        "from router.base import errors\n"
+        "from router.runtime import engine\n"
+        "def fail(*a, **k):\n"
+        f"    raise {raised}\n"
+        "engine.Engine.load = fail\n"
+        "from router.cli import main\n"
+        "sys.argv = ['kroute', 'route', '--no-daemon', 'retry a failed delivery']\n"
+        "main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=DEMO, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == code
+    assert says in done.stderr and "Traceback" not in done.stderr
+    if code == 3:
+        log = Path(os.environ["KROUTE_HOME"]) / "logs" / "crash.log"
+        assert str(log) in done.stderr
+        assert "ZeroDivisionError: boom" in log.read_text()

@@ -3,10 +3,13 @@ commands read them back."""
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -160,3 +163,29 @@ def test_the_html_report_renders_in_a_browser_without_network(repo: Path, tmp_pa
         check=False,
     )  # fmt: skip
     assert shot.is_file() and shot.stat().st_size > 10_000
+
+
+def test_a_full_disk_never_fails_a_route_and_is_counted(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = Engine.load(config.load(repo / "kroute.toml"))
+    day = datetime.datetime(2026, 3, 1, tzinfo=datetime.UTC)
+    rec = recorder.Recorder(tmp_path / "state", "abc", now=lambda: day)
+    log = shadow.log_path(rec.state, rec.repo_id, "2026-03-01")
+    log.parent.mkdir(parents=True)
+    log.symlink_to("/dev/full")  # every write fails with ENOSPC, as on a full disk
+    full = open("/dev/full", "w")  # noqa: SIM115 - stderr on the same full disk
+    monkeypatch.setattr(sys, "stderr", full)
+    app = service.App(engine, rec)
+    answer = app.answer("POST", "/v1/route", service.encode({"task": "retry a delivery"}))
+    hooked = app.answer(
+        "POST",
+        "/v1/hook/pipe/route",
+        service.encode({"task": "retry a delivery", "cwd": str(repo)}),
+    )
+    monkeypatch.undo()
+    with contextlib.suppress(OSError):  # what it buffered cannot be flushed either
+        full.close()
+    assert answer.status == 200 and answer.document["pointers"]
+    assert hooked.status == 200
+    assert rec.losses.unwritten == 2 and "No space left" in (rec.losses.last or "")

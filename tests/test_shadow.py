@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 import subprocess
 import sys
@@ -12,9 +13,10 @@ from typing import Any
 import orjson
 import pytest
 
+from router.base import paths
 from router.logbook import review, shadow
 
-from conftest import FIXTURES, REPO
+from conftest import DEMO, FIXTURES, REPO
 from records import FILTERS, REQUEST, document, read_all, record
 
 # -- writing and reading ---------------------------------------------------------------------
@@ -115,6 +117,66 @@ def test_torn_last_line_and_garbage_are_skipped_and_counted(tmp_path: Path) -> N
     records, skipped = read_all(path)
     assert [r["task"] for r in records] == ["one", "two", "three", "five"]
     assert [s.line for s in skipped] == [2, 3, 4, 7]
+
+
+def test_valid_but_incomplete_lines_are_skipped_and_counted(tmp_path: Path, copy_tree: Any) -> None:
+    repo = copy_tree(DEMO).resolve()
+    directory = shadow.log_dir(
+        Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
+    )
+    directory.mkdir(parents=True)
+    path = directory / "2025-03-02.jsonl"
+    bad_elapsed = {**record("two", ["B"]), "elapsed_us": "a"}
+    bad_pointers = {**record("three", ["C"]), "pointers": ["x"]}
+    lines = [
+        orjson.dumps(record("one", ["A"])),
+        b'{"schema":"kroute.shadow/2"}',
+        orjson.dumps(bad_elapsed),
+        orjson.dumps(bad_pointers),
+        orjson.dumps({**record("four", ["D"]), "injected": 1}),
+    ]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    records, skipped = read_all(path)
+    assert [r["task"] for r in records] == ["one"]
+    assert [(s.line, s.reason) for s in skipped] == [
+        (2, "no `at` member"),
+        (3, "`elapsed_us` is not of its type"),
+        (4, "`pointers` holds something other than objects"),
+        (5, "`injected` is not of its type"),
+    ]
+    # the commands that read the log report the skipped lines and do not crash
+    for command in (["tail"], ["stats"], ["report", "--html", str(tmp_path / "r.html")]):
+        done = subprocess.run(
+            [sys.executable, "-m", "router", "shadow", *command],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        assert "Traceback" not in done.stderr and "4 unreadable line(s) skipped" in done.stderr
+
+
+def test_a_full_day_drops_lines_and_stats_says_so(tmp_path: Path, copy_tree: Any) -> None:
+    repo = copy_tree(DEMO).resolve()
+    directory = shadow.log_dir(
+        Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
+    )
+    path = directory / "2025-03-03.jsonl"
+    line = len(orjson.dumps(record("one", ["A"]), option=orjson.OPT_SORT_KEYS)) + 1
+    written = [shadow.append(path, record(t, ["A"]), limit=2 * line) for t in ("a", "b", "c", "d")]
+    assert written == [True, True, False, False]
+    assert path.stat().st_size <= 2 * line
+    assert shadow.dropped(directory) == {"2025-03-03": 2}
+    done = subprocess.run(
+        [sys.executable, "-m", "router", "shadow", "stats"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "dropped 2 line(s) on 2025-03-03" in done.stdout
 
 
 def test_a_v1_line_is_upgraded_on_read_and_the_file_is_unchanged(tmp_path: Path) -> None:

@@ -7,8 +7,10 @@ Every error the router raises on purpose reaches one handler (`_Group.invoke`), 
 
 from __future__ import annotations
 
+import datetime
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,7 @@ import click
 import orjson
 
 from router import __version__
-from router.base import protocol
+from router.base import paths, protocol
 from router.base.errors import KrouteError
 from router.core import config
 from router.core.config import Config
@@ -24,12 +26,50 @@ from router.core.config import Config
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 
 
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
+UNEXPECTED = 3  # a failure of ours, not of the input: the traceback is in a log file
+CRASH_LOG = "crash.log"
+
+
 class _Group(click.Group):
+    """The one error handler around every command: a known error is one sentence and exit
+    1, a usage error exit 2 (click's), Ctrl-C exit 130, anything else exit 3 with its
+    traceback written to a log file that the one line on stderr names."""
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KrouteError as error:
             raise click.ClickException(str(error)) from None
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except KeyboardInterrupt:
+            click.echo("Interrupted.", err=True)
+            ctx.exit(INTERRUPTED)
+        except Exception as error:
+            where = _log_crash()
+            told = f"the traceback is in {where}" if where else "no log could be written"
+            click.echo(
+                f"Error: kroute failed unexpectedly ({type(error).__name__}: {error}). "
+                f"Please report it; {told}.",
+                err=True,
+            )
+            ctx.exit(UNEXPECTED)
+
+
+def _log_crash() -> Path | None:
+    """Append the current exception's traceback to the crash log; return its path, or None
+    when it cannot be written."""
+    log = paths.state_dir(os.environ) / "logs" / CRASH_LOG
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(f"--- {stamp} kroute {__version__} {' '.join(sys.argv[1:])}\n")
+            handle.write(traceback.format_exc())
+    except OSError:
+        return None
+    return log
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

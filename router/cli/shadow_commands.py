@@ -88,7 +88,19 @@ def shadow_stats(
 ) -> None:
     """Routes, silence and injection rates, pointers per route, latency, by engine version."""
     stats = review.stats(_records(catalog_dir, config_file, since))
-    emit_json(stats) if as_json else click.echo(review.stats_text(stats))
+    full = {
+        day: count
+        for day, count in shadow.dropped(_log_dir(catalog_dir, config_file)).items()
+        if since is None or day >= since[:10]
+    }
+    stats["dropped"] = full
+    if as_json:
+        emit_json(stats)
+        return
+    click.echo(review.stats_text(stats))
+    cap = shadow.MAX_DAY_BYTES // (1024 * 1024)
+    for day, count in full.items():
+        click.echo(f"dropped {count} line(s) on {day}: that day's log reached its {cap} MiB cap")
 
 
 @shadow_group.command(name="diff")

@@ -5,10 +5,11 @@ The clock and the environment come in from the edges (`Recorder.now`, `for_engin
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,17 @@ def utc_now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
 
 
+class Losses:
+    """How many shadow lines could not be written (a full or read-only disk) or were dropped
+    because the day's log was full, and the last failure: a daemon reports them in its status
+    instead of failing the routes."""
+
+    def __init__(self) -> None:
+        self.unwritten = 0
+        self.dropped = 0
+        self.last: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Recorder:
     """Where and how routes are logged for one repository (DESIGN 12)."""
@@ -34,6 +46,7 @@ class Recorder:
     # Given, the line is handed to it instead of written: the daemon appends it once the
     # answer is sent, so that no route waits on the log.
     defer: Callable[[Callable[[], None]], None] | None = None
+    losses: Losses = field(default_factory=Losses)
 
     def write(
         self,
@@ -113,9 +126,19 @@ class Recorder:
                 skip=skip,
             )
             day = at.date().isoformat()
-            shadow.append(shadow.log_path(self.state, self.repo_id, day), record)
+            if not shadow.append(shadow.log_path(self.state, self.repo_id, day), record):
+                self.losses.dropped += 1
         except (KrouteError, OSError) as error:
-            print(f"shadow log not written: {error}", file=sys.stderr)
+            self.losses.unwritten += 1
+            self.losses.last = str(error)
+            warn(f"shadow log not written: {error}")
+
+
+def warn(message: str) -> None:
+    """Print one line on stderr, unless stderr itself cannot be written (its disk is full
+    too): a warning must never fail what it warns about."""
+    with contextlib.suppress(OSError, ValueError):
+        print(message, file=sys.stderr, flush=True)
 
 
 def for_engine(engine: Engine, env: Mapping[str, str]) -> Recorder:

@@ -30,6 +30,11 @@ PERCENTILES = (50, 90, 99)
 DIR_MODE = 0o700
 FILE_MODE = 0o600  # the log holds the user's prompts
 LOG_SUFFIX = ".jsonl"
+# One day's log stops growing at this size (about 20,000 routes with their texts): a runaway
+# client cannot fill the disk. Lines past it are dropped, counted beside the log
+# (`<day>.dropped`), and reported by `kroute shadow stats`.
+MAX_DAY_BYTES = 64 * 1024 * 1024
+DROPPED_SUFFIX = ".dropped"
 DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}")
 RATE_DIGITS = 4
 
@@ -140,10 +145,11 @@ def day_of(at: str) -> str:
     return at[:10]
 
 
-def append(path: Path, record: Mapping[str, Any]) -> None:
+def append(path: Path, record: Mapping[str, Any], limit: int = MAX_DAY_BYTES) -> bool:
     """Append `record` to `path` as one line (sorted keys): a single write on an O_APPEND
     descriptor held under an exclusive flock, so concurrent writers never interleave.
-    Missing parent directories are created 0700 and a new file 0600.
+    Missing parent directories are created 0700 and a new file 0600. Returns False when the
+    file already holds `limit` bytes: the line is dropped and counted (`dropped`) instead.
 
     Raises ShadowError when the record cannot be serialized or the log cannot be written."""
     try:
@@ -160,6 +166,9 @@ def append(path: Path, record: Mapping[str, Any]) -> None:
         # A writer killed mid-line left no newline: start afresh so only its line is lost
         # (read-write open only for this one-byte look back).
         size = os.fstat(fd).st_size
+        if size + len(line) > limit:
+            _count_dropped(path)
+            return False
         if size and os.pread(fd, 1, size - 1) != b"\n":
             line = b"\n" + line
         done = os.write(fd, line)
@@ -169,6 +178,29 @@ def append(path: Path, record: Mapping[str, Any]) -> None:
         raise _unwritable(path, exc) from exc
     finally:
         os.close(fd)  # closing releases the lock
+    return True
+
+
+def _count_dropped(path: Path) -> None:
+    """Add one to the count of lines dropped from a full day's log (called under its lock)."""
+    counter = path.with_suffix(DROPPED_SUFFIX)
+    try:
+        count = int(counter.read_text(encoding="ascii") or 0)
+    except (OSError, ValueError):
+        count = 0
+    counter.write_text(str(count + 1), encoding="ascii")
+    os.chmod(counter, FILE_MODE)
+
+
+def dropped(directory: Path) -> dict[str, int]:
+    """Return, per day, how many lines were dropped because that day's log was full."""
+    out = {}
+    for counter in sorted(directory.glob(f"*{DROPPED_SUFFIX}")):
+        try:
+            out[counter.stem] = int(counter.read_text(encoding="ascii") or 0)
+        except (OSError, ValueError):
+            continue
+    return out
 
 
 def _private_parents(directory: Path) -> None:
@@ -202,8 +234,8 @@ class Reading:
     """The records of some log files, upgraded to SCHEMA, yielded lazily in file order.
 
     Iterate it for the records. `skipped` lists the lines passed over (torn, not a JSON
-    object, unknown schema); it is complete once an iteration has finished, and iterating
-    again re-reads the files and fills it afresh."""
+    object, unknown schema, a member missing or of the wrong type); it is complete once an
+    iteration has finished, and iterating again re-reads the files and fills it afresh."""
 
     def __init__(self, files: tuple[Path, ...], since: str | None) -> None:
         self.files = files
@@ -228,7 +260,7 @@ class Reading:
                     self.skipped.append(Skipped(path, number, "torn last line (no newline)"))
                     continue
                 try:
-                    record = upgrade(orjson.loads(raw))
+                    record = complete(upgrade(orjson.loads(raw)))
                 except (orjson.JSONDecodeError, ShadowError) as exc:
                     reason = exc.what if isinstance(exc, ShadowError) else "not a JSON object"
                     self.skipped.append(Skipped(path, number, reason))
@@ -288,6 +320,51 @@ def upgrade(record: object) -> Record:
             raise ShadowError(f"unknown schema {schema!r}")
         record = step(record)
     raise ShadowError(f"schema upgrades loop at {record.get('schema')!r}")
+
+
+# What every reader relies on: member -> the JSON types it may hold (None where it may be null).
+MEMBERS: dict[str, tuple[type | None, ...]] = {
+    "at": (str,),
+    "engine_version": (str, None),
+    "catalog_fingerprint": (str, None),
+    "config_digest": (str, None),
+    "source": (str,),
+    "session": (str, None),
+    "prompt_id": (str, None),
+    "cwd": (str, None),
+    "mode": (str,),
+    "injected": (bool,),
+    "task": (str,),
+    "request": (dict,),
+    "status": (str,),
+    "silence": (dict, None),
+    "pointers": (list,),
+    "withheld": (int,),
+    "intent": (dict, None),
+    "text": (str,),
+    "elapsed_us": (int,),
+    "skip": (str, None),
+}
+
+
+def complete(record: Record) -> Record:
+    """Return a record that holds every member a reader uses, each of its type. Raises
+    ShadowError naming the first member that is missing or of another type (a line another
+    tool wrote, or a hand edit): readers skip such a line and count it, like a torn one."""
+    for member, kinds in MEMBERS.items():
+        if member not in record:
+            raise ShadowError(f"no `{member}` member")
+        value = record[member]
+        if value is None and None in kinds:
+            continue
+        # a bool is an int to Python, never to JSON readers
+        if isinstance(value, bool) and bool not in kinds:
+            raise ShadowError(f"`{member}` is not of its type")
+        if not isinstance(value, tuple(k for k in kinds if k is not None)):
+            raise ShadowError(f"`{member}` is not of its type")
+    if not all(isinstance(p, dict) for p in record["pointers"]):
+        raise ShadowError("`pointers` holds something other than objects")
+    return record
 
 
 def tail(records: Iterable[Record], n: int) -> list[Record]:

@@ -14,6 +14,7 @@ import socketserver
 import struct
 import threading
 import time
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
 
@@ -27,6 +28,8 @@ IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
 # An oversized body up to this size is read and dropped before the 413 goes out: a client
 # still sending when the connection closes gets a reset instead of the answer.
 DRAIN_LIMIT = 16 * 1024 * 1024
+# The error code token of each HTTP framing error the standard library detects.
+FRAMING_CODES = {414: "uri_too_long", 431: "headers_too_large", 501: "not_implemented"}
 
 
 class Dispatcher(Protocol):
@@ -89,9 +92,20 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:  # the idle timeout, or a client gone
             return
 
-    def senderror(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """Answer an HTTP framing error (bad request line, URI or headers too long, unknown
+        method) as JSON like every other error, and close: the stream cannot be trusted."""
         self.close_connection = True
-        self._answer(code, error("bad_http", message or "malformed HTTP request"))
+        # a request line the standard library could not read counts as HTTP/0.9, which has
+        # no status line: answer as 1.1 so that the client reads a status and a JSON body
+        if self.request_version not in ("HTTP/1.0", "HTTP/1.1"):
+            self.request_version = "HTTP/1.1"
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = "HTTP error"
+        token = FRAMING_CODES.get(code, "bad_http")
+        self._answer(code, error(token, message or explain or phrase))
 
     def _handle(self) -> None:
         service = self.server.service

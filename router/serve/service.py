@@ -9,7 +9,6 @@ reload, a shutdown) it lends as a `Control`.
 
 from __future__ import annotations
 
-import sys
 import time
 import traceback
 import urllib.parse
@@ -111,7 +110,7 @@ class App:
         except KrouteError as error:
             return Answer(500, error_document("failed", str(error)))
         except Exception:  # a server outlives any bug in one request
-            traceback.print_exc(file=sys.stderr)
+            recorder_module.warn(traceback.format_exc().rstrip())
             return Answer(500, error_document("internal", "the request failed; see the log"))
 
     # -- endpoints -------------------------------------------------------------------------
@@ -163,7 +162,7 @@ class App:
                     skip = "bad-request"
             text = harness.render(name, event, plan, document)
         except Exception as error:  # a hook never harms the agent
-            print(f"hook {name}/{event} failed: {error!r}", file=sys.stderr)
+            recorder_module.warn(f"hook {name}/{event} failed: {error!r}")
             return ""
         if self.recorder is not None:
             self.recorder.write(
