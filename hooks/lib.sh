@@ -1,15 +1,24 @@
 # Shared by the kroute hook shims (sourced, not run). `kroute_socket` sets `found` to the
 # socket of the daemon that serves the repository around $CLAUDE_PROJECT_DIR (else the
 # working directory), named as router/base/protocol.py names it (a test pins the two): a
-# hash of the repository root and its kroute.toml. It returns 1 when there is none. Every process spawned costs about a
-# millisecond, so the common case spawns none.
+# hash of the repository root and its kroute.toml. It returns 1 when there is none, or when
+# the socket or its directory is not the user's own (another user may have created them
+# first to catch the prompts sent there): then the caller falls back to kroute-hook, whose
+# client names the problem. Every process spawned costs about a millisecond, so the common
+# case spawns none.
+
+# Whether $found is a socket owned by the effective user, in a directory the user owns
+# (`test -O`: a builtin, no process; kroute-hook checks the directory's mode too).
+kroute_own_socket() {
+  [ -S "$found" ] && [ -O "$found" ] && [ ! -L "${found%/*}" ] && [ -O "${found%/*}" ]
+}
 
 kroute_socket() {
   # `kroute install claude --project` writes the socket path into the hook command, which
   # spares the search below (a few processes, so a few milliseconds).
   if [ -n "${KROUTE_SOCKET:-}" ]; then
     found=$KROUTE_SOCKET
-    [ -S "$found" ]
+    kroute_own_socket
     return
   fi
   dir=${CLAUDE_PROJECT_DIR:-$PWD}
@@ -24,5 +33,5 @@ kroute_socket() {
   sock="$run/$key.sock"
   [ "${#sock}" -le 100 ] || sock="/tmp/kroute-$(id -u)/$key.sock"
   found=$sock
-  [ -S "$found" ]
+  kroute_own_socket
 }

@@ -4,6 +4,7 @@ directory, the socket named for it (in Python and in the shell shims), the statu
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 from pathlib import Path
 
@@ -84,3 +85,49 @@ def test_the_status_file_is_replaced_whole(tmp_path: Path) -> None:
     status.write_text("[1]")
     assert protocol.read_status(status) is None
     assert not status.with_suffix(".tmp").exists()
+
+
+def shim_finds(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run `kroute_socket` of the shims; its exit status says whether they would use it."""
+    return subprocess.run(
+        [
+            "sh",
+            "-c",
+            '. "$0"; kroute_socket; status=$?; printf %s "$found"; exit $status',
+            str(REPO / "hooks" / "lib.sh"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=10,
+    )
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create another user's files")
+@pytest.mark.parametrize("owned_by_other", ["directory", "socket", "both"])
+def test_the_shims_use_only_a_socket_of_ones_own(tmp_path: Path, owned_by_other: str) -> None:
+    """Defect 1: a socket (or its directory) another user owns sends the shim to its slow
+    path (kroute-hook), whose client names the problem; its curl never connects."""
+    other_uid = 1000
+    repo = (tmp_path / "repo").resolve()
+    write(repo, "")
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "CLAUDE_PROJECT_DIR": str(repo),
+        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+    }
+    places = protocol.places_of(repo, repo / "kroute.toml", env)
+    places.runtime.mkdir(parents=True, mode=0o700)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(places.socket))
+        assert shim_finds(env).returncode == 0  # one's own: used
+        if owned_by_other in ("directory", "both"):
+            os.chown(places.runtime, other_uid, other_uid)
+            os.chmod(places.runtime, 0o777)
+        if owned_by_other in ("socket", "both"):
+            os.chown(places.socket, other_uid, other_uid)
+        found = shim_finds(env)
+        assert (found.returncode, found.stdout) == (1, str(places.socket))
+        named = shim_finds({**env, "KROUTE_SOCKET": str(places.socket)})  # as installed
+        assert named.returncode == 1

@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from router.base.errors import DaemonError
+
 # AF_UNIX paths are limited to 108 bytes on Linux (104 on macOS); stay well under both.
 MAX_SOCKET_PATH = 100
+PRIVATE_MODE = 0o700  # the runtime and log directories: the owner only
+SHARED_BITS = 0o077  # any group or other permission on a directory kroute keeps private
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +72,48 @@ def places(root: Path, config_file: Path | None, env: Mapping[str, str], uid: in
     )
 
 
-def private_dir(path: Path) -> Path:
-    """Create `path` (and parents) and make it 0700. Returns it."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
+def private_dir(path: Path, uid: int | None = None) -> Path:
+    """Create `path` (and parents) as a directory only `uid` (default: the effective uid)
+    can use, mode 0700. Returns it.
+
+    Raises DaemonError when it exists but is not a real directory, belongs to another user or
+    grants any group or other permission: like ssh-agent and tmux, kroute refuses a directory
+    someone else may have created first (to bind a fake daemon where hooks send prompts)
+    rather than chmod it, which would leave it in the other user's hands."""
+    owner = os.geteuid() if uid is None else uid
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(mode=PRIVATE_MODE)
+    except FileExistsError:
+        check_private(path, owner)
+        return path
+    os.chmod(path, PRIVATE_MODE)  # ours, just made: the umask may have cut the owner's bits
+    check_private(path, owner)
     return path
+
+
+def check_private(path: Path, uid: int, *, allowed: int = 0) -> None:
+    """Return when `path` is a real directory (not a symlink) owned by `uid` with no group or
+    other permission beyond the `allowed` bits. Raises FileNotFoundError when it does not
+    exist, DaemonError when it is not private."""
+    info = os.lstat(path)
+    todo = (
+        f"Remove it (rm -r {path}), or set XDG_RUNTIME_DIR (sockets) or KROUTE_HOME (logs) "
+        "to a directory of your own"
+    )
+    if not stat.S_ISDIR(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a directory"
+        raise DaemonError(f"refusing {path}: it is {kind}", todo)
+    if info.st_uid != uid:
+        raise DaemonError(
+            f"refusing {path}: it belongs to uid {info.st_uid}, not to you (uid {uid}); "
+            "another user may have created it to catch what kroute sends",
+            todo,
+        )
+    if stat.S_IMODE(info.st_mode) & SHARED_BITS & ~allowed:
+        raise DaemonError(
+            f"refusing {path}: other users may use it (mode {stat.S_IMODE(info.st_mode):04o}, "
+            f"kroute needs {PRIVATE_MODE:04o})",
+            f"Remove it (rm -r {path}) for kroute to make it afresh, or chmod 700 it if "
+            "nothing in it came from another user",
+        )

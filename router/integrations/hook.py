@@ -52,20 +52,24 @@ def main(argv: list[str] | None = None) -> int:
 def answer(harness: str, event: str, raw: bytes, env: Mapping[str, str]) -> str:
     """Return what the hook prints: the daemon's answer, else (starting a daemon in the
     background for next time) the in-process one."""
+    from router.base.errors import DaemonError
     from router.serve import client
 
     target = locate(decode(raw), env)
     if target is None:
         return ""
-    if client.state(target)[0] == "running":
-        try:
-            endpoint = f"/v1/hook/{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
-            reply = client.call(target, "POST", endpoint, raw, timeout=_deadline(env))
-            if reply.status == 200:
-                return reply.body.decode("utf-8")
-        except Exception:
-            pass
-    _start_in_background(target, env)
+    try:
+        if client.state(target)[0] == "running":
+            try:
+                endpoint = f"/v1/hook/{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
+                reply = client.call(target, "POST", endpoint, raw, timeout=_deadline(env))
+                if reply.status == 200:
+                    return reply.body.decode("utf-8")
+            except Exception:
+                pass
+        _start_in_background(target, env)
+    except DaemonError:
+        pass  # a runtime directory that is not ours (squatted): no daemon, answer here
     from router.serve import service  # the in-process path: heavy imports, this once
 
     return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)

@@ -12,6 +12,8 @@ import json
 import os
 import signal
 import socket
+import stat
+import struct
 import subprocess
 import sys
 import time
@@ -28,6 +30,13 @@ from router.base.protocol import SOURCE_HEADER, VERSION_HEADER
 START_WAIT = 10.0  # seconds a fresh daemon may take to load its catalog and listen
 STOP_WAIT = 3.0
 POLL = 0.01
+PROBE_TIMEOUT = 0.5  # seconds `state` waits for the socket to take a connection
+PROC = Path("/proc")  # where the platform has it: a process's state, to tell a zombie
+DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is gone but unreaped
+# Group and other may read and enter the runtime dir; none but its owner may write in it,
+# or another user could have put a socket or a status file (a pid to signal) there.
+READABLE_BITS = 0o055
+PEERCRED_FORMAT = "3i"  # struct ucred: pid, uid, gid
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,24 +74,65 @@ def target(root: Path, config_file: Path | None, env: Mapping[str, str]) -> Targ
 
 
 def read_status(t: Target) -> dict[str, Any] | None:
-    """Return the daemon's status file, or None when there is none (or it is unreadable)."""
+    """Return the daemon's status file, or None when there is none (or it is unreadable).
+
+    Raises DaemonError when the runtime dir is not the user's own (see `check_runtime`)."""
+    check_runtime(t)
     return protocol.read_status(t.places.status)
 
 
+def check_runtime(t: Target) -> None:
+    """Return when the target's runtime dir is missing, or a real directory owned by the
+    current user that no one else may write in. Raises DaemonError otherwise: another user
+    may have created it first, to serve a fake daemon or a status file naming a pid to kill."""
+    with contextlib.suppress(FileNotFoundError):
+        paths.check_private(t.places.runtime, os.geteuid(), allowed=READABLE_BITS)
+
+
 def alive(pid: int) -> bool:
-    """Return whether a process with this pid exists."""
+    """Return whether a process with this pid exists and has not died: a zombie (killed, not
+    yet reaped by its parent) counts as dead."""
     if pid <= 0:
         return False
     try:
         os.kill(pid, 0)
     except OSError as error:
         return error.errno == errno.EPERM
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Return whether /proc says the process is dead but unreaped (False without /proc)."""
+    try:
+        text = (PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    # "pid (comm) S ...": the command may hold spaces and parentheses, so the state is the
+    # first field after the last ")".
+    fields = text.rpartition(")")[2].split()
+    return bool(fields) and fields[0] in DEAD_STATES
+
+
+def answers(t: Target) -> bool:
+    """Return whether the target's socket takes a connection (nothing is sent). Raises
+    DaemonError when the socket or its directory is not the user's own."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(PROBE_TIMEOUT)
+            _open(sock, t.places.socket, time.monotonic() + PROBE_TIMEOUT)
+    except TimeoutError:
+        return True  # the backlog is full: a daemon listens, it is busy
+    except OSError:
+        return False
     return True
 
 
 def state(t: Target, version: str = __version__) -> tuple[str, str]:
     """Return (state, sentence): "running", "not-running", "died", "socket-missing" or
-    "other-version", with a precise sentence for people."""
+    "other-version", with a precise sentence for people. A daemon whose pid is gone (or a
+    zombie) or whose socket takes no connection has "died".
+
+    Raises DaemonError when the runtime dir, or the socket in it, is not the user's own."""
     status = read_status(t)
     if status is None:
         if t.places.socket.exists():
@@ -93,6 +143,9 @@ def state(t: Target, version: str = __version__) -> tuple[str, str]:
         return "died", f"the daemon (pid {pid}) died without cleaning up"
     if not t.places.socket.exists():
         return "socket-missing", f"the daemon (pid {pid}) is alive but its socket is missing"
+    # A pid that exists proves little (killed and not yet reaped, or reused): ask the socket.
+    if not answers(t):
+        return "died", f"the daemon (pid {pid}) does not answer on {t.places.socket}"
     if status.get("version") != version:
         return (
             "other-version",
@@ -122,7 +175,8 @@ def call(
     source: str = "socket",
 ) -> Reply:
     """Send one request and return the reply. Raises DaemonError when the socket cannot be
-    reached or the daemon does not answer within `timeout` seconds."""
+    reached, the daemon does not answer within `timeout` seconds, or the socket, its
+    directory or the process serving it is not the user's own (then nothing is sent)."""
     payload = body if isinstance(body, bytes) else json.dumps(body or {}).encode("utf-8")
     head = (
         f"{method} {path} HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
@@ -133,7 +187,7 @@ def call(
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
-            _connect(sock, str(t.places.socket), deadline)
+            _open(sock, t.places.socket, deadline)
             sock.sendall(head + payload)
             chunks = []
             while True:
@@ -152,6 +206,49 @@ def call(
             "Start it with: kroute start",
         ) from None
     return _parse(b"".join(chunks))
+
+
+def _open(sock: socket.socket, address: Path, deadline: float) -> None:
+    """Connect to the daemon's socket once it is known to be the user's own, and check that
+    the process that accepted is the user's too. Raises DaemonError when either is someone
+    else's (nothing has been sent), OSError or TimeoutError when it cannot connect."""
+    _check_socket(address)
+    _connect(sock, str(address), deadline)
+    _check_peer(sock, address)
+
+
+def _check_socket(address: Path) -> None:
+    """Return when `address` is a socket owned by the current user, in a directory that is
+    the user's own. Raises DaemonError when it is not, FileNotFoundError when it is missing."""
+    uid = os.geteuid()
+    paths.check_private(address.parent, uid, allowed=READABLE_BITS)
+    info = os.lstat(address)
+    if not stat.S_ISSOCK(info.st_mode):
+        wrong = "it is not a socket"
+    elif info.st_uid != uid:
+        wrong = f"it belongs to uid {info.st_uid}, not to you (uid {uid})"
+    else:
+        return
+    raise DaemonError(
+        f"refusing {address}: {wrong}; another user may have put it there",
+        f"Remove it (rm {address}), or set XDG_RUNTIME_DIR to a directory of your own",
+    )
+
+
+def _check_peer(sock: socket.socket, address: Path) -> None:
+    """Return when the process serving the connected socket runs as the current user (or
+    the platform cannot tell: no SO_PEERCRED). Raises DaemonError otherwise."""
+    peercred = getattr(socket, "SO_PEERCRED", None)
+    if peercred is None:
+        return
+    creds = sock.getsockopt(socket.SOL_SOCKET, peercred, struct.calcsize(PEERCRED_FORMAT))
+    pid, uid, _gid = struct.unpack(PEERCRED_FORMAT, creds)
+    if uid != os.geteuid():
+        raise DaemonError(
+            f"refusing {address}: it is served by pid {pid} of uid {uid}, not by you "
+            f"(uid {os.geteuid()})",
+            "Stop that process, or set XDG_RUNTIME_DIR to a directory of your own",
+        )
 
 
 def _connect(sock: socket.socket, address: str, deadline: float) -> None:
