@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import unicodedata
+
 from router.core import render, route
 from router.core.entry import Entry
 from router.core.index import Index
@@ -118,3 +121,73 @@ def test_rounded_reports_two_decimals_and_whole_numbers_as_integers() -> None:
     assert render.rounded(146.0) == 146
     assert isinstance(render.rounded(146.0), int)
     assert render.rounded(10.6666) == 10.67
+
+
+HOSTILE = "a\x1b[31mb\x1b]0;title\x07c\x1b[2Jd\x08e\u200bf\u200dg\u2060h\u202ei\x9bj\nk\tl \u2014 m"
+# What flattening leaves of it: controls and format characters gone (an escape sequence's
+# printable rest is inert text), line breaks and tabs as spaces, the em dash a plain dash.
+FLAT_HOSTILE = "a[31mb]0;titlec[2Jdefghij k l - m"
+
+
+def controls(text: str) -> list[str]:
+    """Return the control and format characters of `text` (Unicode Cc and Cf)."""
+    return [c for c in text if unicodedata.category(c) in ("Cc", "Cf")]
+
+
+def test_pointer_line_strips_controls_from_every_field() -> None:  # defect 1
+    entry = Entry(
+        id="x",
+        kind="decision",
+        path=HOSTILE,
+        file="docs/x.md",
+        title=HOSTILE,
+        summary=HOSTILE,
+        warrant=HOSTILE,
+    )
+    line = render.pointer_line(entry, superseded_by=HOSTILE)
+    assert controls(line) == []
+    assert line.count(EM) == 1  # the separator; each field's em dash became "-"
+    assert line == (
+        f"  {FLAT_HOSTILE} ({FLAT_HOSTILE}) {EM} {FLAT_HOSTILE}"
+        f" [unreviewed: {FLAT_HOSTILE}] [superseded by {FLAT_HOSTILE}]"
+    )
+
+
+def test_evidence_line_strips_controls_from_terms_fields_and_anchors() -> None:  # defect 1
+    lines = [
+        render.evidence_line({"by": "anchor", "anchors": [HOSTILE]}),
+        render.evidence_line({"by": "succession", "from": HOSTILE}),
+        render.evidence_line(
+            {
+                "by": "terms",
+                "fields": [{"field": HOSTILE, "terms": [HOSTILE]}],
+                "rank": 1,
+                "of": 2,
+                "anchors": [HOSTILE],
+            }
+        ),
+    ]
+    for line in lines:
+        assert controls(line) == [] and EM not in line and "\n" not in line
+        assert line.startswith("    ") and not line.startswith("     ")
+
+
+def test_silence_sentence_strips_controls_from_lacking_words() -> None:  # defect 1
+    silent = answer("kubernetes helm")
+    hostile = dataclasses.replace(silent, lacking=("\x1b[2Jhelm\u202e", "a\nb \u2014 c"))
+    sentence = render.silence_sentence(hostile)
+    assert controls(sentence) == [] and EM not in sentence
+    assert sentence.endswith("No entry holds `[2Jhelm`, `a b - c`.")
+    assert render.text_report(hostile) == "  " + sentence
+
+
+def test_a_field_flattened_to_nothing_leaves_no_gap() -> None:  # defect 1
+    bare = Entry(id="z", kind="decision", path="\u200b", file="z.md", title="\x1b", summary="s")
+    assert render.pointer_line(bare) == f"  {EM} s"
+
+
+def test_ordinary_text_is_unchanged_by_the_flattening() -> None:  # defect 1
+    entry = doc("o", title="Café — Über", summary="tabs\tand\nnewlines  collapse")
+    assert (
+        render.pointer_line(entry) == f"  docs/o.md (Café - Über) {EM} tabs and newlines collapse"
+    )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from router.core.text import (
+    EM_DASH,
     MIN_TOKEN_CHARS,
     STOPWORDS,
+    flat,
     holds_phrase,
     looks_like_path,
     normalize,
@@ -246,3 +250,37 @@ def test_path_readings_are_distinct_and_non_empty(word: str) -> None:
 )
 def test_looks_like_path(reading: str, expected: bool) -> None:
     assert looks_like_path(reading) is expected
+
+
+# --- flat (defect 1: what an agent or a terminal is shown) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("plain text, kept as is", "plain text, kept as is"),
+        ("\x1b[31mred\x1b[0m", "[31mred[0m"),  # ESC goes; what is left is inert text
+        ("\x1b]0;title\x07after", "]0;titleafter"),  # OSC title sequence and its BEL
+        ("\x1b[2Jcleared", "[2Jcleared"),
+        ("back\x08\x08space", "backspace"),
+        ("zero\u200bwidth\u200djoin\u2060word", "zerowidthjoinword"),
+        ("\u202eevil\u202c", "evil"),  # bidi override and pop
+        ("\ufeffbom\u00adsoft", "bomsoft"),
+        ("c1 \x9b31m and \x85 next", "c1 31m and next"),  # CSI dropped, NEL is a space
+        ("one\ntwo\r\nthree\tfour\x0bfive\u2028six", "one two three four five six"),
+        ("  padded  \n", "padded"),
+        (f"a {EM_DASH} b", "a - b"),  # only the pointer separator carries an em dash
+        ("\x1b \x1b", ""),
+    ],
+)
+def test_flat_drops_controls_and_format_characters(raw: str, expected: str) -> None:
+    assert flat(raw) == expected
+
+
+@given(st.text())
+def test_flat_leaves_one_clean_line(raw: str) -> None:
+    out = flat(raw)
+    assert not any(unicodedata.category(c) in ("Cc", "Cf") for c in out)
+    assert EM_DASH not in out and "  " not in out and out == out.strip()
+    assert out.split() == out.split(" ") or out == ""
+    assert flat(out) == out

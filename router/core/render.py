@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from router.core import score
+from router.core import score, text
 from router.core.entry import Entry
 from router.core.route import SILENCE, Pointer, Route
+from router.core.text import flat
 
 SCHEMA = "kroute.route/1"
-EM_DASH = "\u2014"  # consumers select pointer lines by this character: nowhere else
+EM_DASH = text.EM_DASH  # consumers select pointer lines by this character: nowhere else
 POINTER_INDENT = "  "
 EVIDENCE_INDENT = "    "
 DIM, RESET = "\x1b[2m", "\x1b[0m"
@@ -33,20 +34,20 @@ def rounded(value: float) -> float | int:
 
 
 def pointer_line(entry: Entry, superseded_by: str | None = None) -> str:
-    """Return the pointer line: `  <path> (<title>) — <summary>` plus markers."""
-    line = f"{POINTER_INDENT}{_flat(entry.path)}"
-    if entry.title:
-        line += f" ({_flat(entry.title)})"
-    line += f" {EM_DASH} {_flat(entry.summary)}".rstrip()
+    """Return the pointer line: `  <path> (<title>) — <summary>` plus markers, every field
+    flattened (a field left empty by flattening leaves no gap)."""
+    title = flat(entry.title)
+    head = " ".join(part for part in (flat(entry.path), f"({title})" if title else "") if part)
+    line = POINTER_INDENT + f"{head} {EM_DASH} {flat(entry.summary)}".strip()
     if entry.unwarranted:
-        line += f" [unreviewed: {_flat(entry.unreviewed_reason)}]"
+        line += f" [unreviewed: {flat(entry.unreviewed_reason)}]"
     if superseded_by:
-        line += f" [superseded by {_flat(superseded_by)}]"
+        line += f" [superseded by {flat(superseded_by)}]"
     return line
 
 
 def evidence_line(evidence: Mapping[str, Any]) -> str:
-    """Return the one evidence line under a pointer (it never holds an em dash)."""
+    """Return the one evidence line under a pointer, flattened (it never holds an em dash)."""
     by = evidence.get("by")
     if by == "anchor":
         body = "governs " + ", ".join(evidence.get("anchors", []))
@@ -63,7 +64,7 @@ def evidence_line(evidence: Mapping[str, Any]) -> str:
         body = f"matched {reached}, rank {evidence.get('rank')} of {evidence.get('of')}"
         if evidence.get("anchors"):
             body += "; governs " + ", ".join(evidence["anchors"])
-    return EVIDENCE_INDENT + _flat(body)
+    return EVIDENCE_INDENT + flat(body)
 
 
 def text_report(route: Route, *, color: bool = False) -> str:
@@ -82,10 +83,11 @@ def text_report(route: Route, *, color: bool = False) -> str:
 
 
 def silence_sentence(route: Route) -> str:
-    """Return the one sentence of a silent route, naming the task words no entry holds."""
+    """Return the one sentence of a silent route, naming the task words no entry holds
+    (each flattened)."""
     says = SILENCE[route.silence or "no_document_reached"]
     if route.silence == "no_document_reached" and route.lacking:
-        says += " No entry holds " + ", ".join(f"`{w}`" for w in route.lacking) + "."
+        says += " No entry holds " + ", ".join(f"`{flat(w)}`" for w in route.lacking) + "."
     return says
 
 
@@ -195,9 +197,3 @@ def explain(
         "claim_ceiling": CLAIM_CEILING,
         "anti_claims": list(ANTI_CLAIMS),
     }
-
-
-def _flat(value: str) -> str:
-    """Return text on one line, with any em dash turned into a plain dash so that only the
-    pointer separator carries one."""
-    return " ".join(value.replace(EM_DASH, "-").split())

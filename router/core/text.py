@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 
 # Seed 1's stopword list, exactly. Changing it changes every score.
 STOPWORDS = frozenset(
@@ -95,3 +96,25 @@ def looks_like_path(reading: str) -> bool:
     if dot and not stem and ext:  # a dotfile: `.gitignore`, `.env`
         return True
     return bool(dot and stem.strip(".") and ext)
+
+
+# ----------------------------------------------------------------------------- shown text
+
+EM_DASH = "\u2014"  # consumers select pointer lines by this character: nowhere else
+# Characters never shown to an agent or a terminal: controls (Cc: C0, DEL and C1, so ESC
+# sequences and backspaces lose their escape), format characters (Cf: zero-width and bidi
+# marks that hide or reorder text) and lone surrogates (Cs: no encoding can write them).
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs"})
+
+
+def flat(value: str) -> str:
+    """Return `value` as one line an agent or a terminal may be shown: every control and
+    format character dropped (one that is whitespace, such as a newline or a tab, counts as a
+    space), whitespace runs as one space, surrounding space removed, and any em dash turned
+    into a plain dash so that only the pointer separator carries one."""
+    if not value.isprintable():  # printable text holds no Cc, Cf or Cs: the common case
+        value = "".join(
+            " " if c.isspace() else "" if unicodedata.category(c) in HIDDEN_CATEGORIES else c
+            for c in value
+        )
+    return " ".join(value.replace(EM_DASH, "-").split())
