@@ -3,14 +3,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import subprocess
+import sys
+import threading
+import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from subprocess import CompletedProcess
+from typing import Any, TypeVar, cast
 
 import pytest
 
-from router.core import catalog, config, diagnostic
+from router.core import catalog, config, diagnostic, entry
 from router.core.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog
 from router.core.config import Config
 from router.core.diagnostic import Diagnostic
@@ -19,6 +27,7 @@ from router.core.index import Index
 from conftest import CORPORA, DEMO, FIXTURES, kroute
 
 MESSY = FIXTURES / "catalogs" / "messy"
+T = TypeVar("T")
 
 
 def write(root: Path, relpath: str, text: str | bytes) -> Path:
@@ -774,3 +783,235 @@ def test_every_adr_of_the_ten_repositories_is_an_entry(corpus: Path) -> None:
         colons += sum(1 for d in cat.diagnostics if "unquoted `: `" in d.problem)
     assert total == 444
     assert colons == 12  # the backstage titles holding `: `
+
+
+# --- hostile files: never stall, crash or empty the index ------------------------------
+
+HOSTILE = FIXTURES / "hostile"
+DEADLINE = 5.0  # seconds; every hostile file loads in milliseconds, a hang fails the test
+
+
+def within(seconds: float, call: Callable[[], T], fifos: Iterable[Path] = ()) -> T:
+    """Return what `call()` returns, run in a daemon thread; fail the test when it is still
+    running after `seconds` (opening `fifos` for writing first, to free a blocked reader)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as error:  # handed to the test's thread below
+            box["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        for fifo in fifos:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"still running after {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return cast(T, box["value"])
+
+
+def hostile_repo(copy_tree: Callable[[Path], Path]) -> tuple[Path, Path]:
+    """Return a copy of fixtures/hostile with what git cannot hold added: a FIFO
+    (docs/fifo.md) and a symlink to itself (docs/loop.md); and the FIFO's path."""
+    repo = copy_tree(HOSTILE)
+    fifo = repo / "docs" / "fifo.md"
+    os.mkfifo(fifo)
+    (repo / "docs" / "loop.md").symlink_to("loop.md")
+    return repo, fifo
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_a_fifo_in_the_catalog_is_skipped_with_a_warning(tmp_path: Path) -> None:  # 6
+    write(tmp_path, "docs/good.md", doc("good"))
+    fifo = tmp_path / "docs" / "f.md"
+    os.mkfifo(fifo)
+    cat = within(DEADLINE, lambda: load(tmp_path), [fifo])
+    assert ids(cat) == ["good"]
+    found = only(cat, "docs/f.md")
+    assert (found.problem, found.severity) == ("not a regular file: skipped", "warning")
+    # the daemon's refresh reads it the same way, instead of dropping it silently
+    cfg = config.bare(tmp_path)
+    after = within(DEADLINE, lambda: catalog.refresh(cfg, cat, ["docs/f.md"]), [fifo])
+    assert after.diagnostics == cat.diagnostics and ids(after) == ["good"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:  # 6
+    fifo = tmp_path / "p.md"
+    os.mkfifo(fifo)
+    for path in (fifo, tmp_path):
+        with pytest.raises(catalog.NotRegularFile):
+            within(DEADLINE, lambda path=path: catalog.read_regular(path), [fifo])
+    big = write(tmp_path, "big.md", b"x" * 11)
+    with pytest.raises(catalog.FileTooLarge) as caught:
+        catalog.read_regular(big, limit=10)
+    assert caught.value.size == 11
+    assert catalog.read_regular(big, limit=11) == b"x" * 11
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+def test_a_symlink_loop_is_an_error_on_that_file(tmp_path: Path) -> None:  # 7
+    write(tmp_path, "docs/good.md", doc("good"))
+    (tmp_path / "docs" / "loop.md").symlink_to("loop.md")
+    (tmp_path / "docs" / "a.md").symlink_to("b.md")
+    (tmp_path / "docs" / "b.md").symlink_to("a.md")
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert ids(cat) == ["good"]
+    for path in ("docs/a.md", "docs/b.md", "docs/loop.md"):
+        found = only(cat, path)
+        assert found.severity == "error" and "symbolic links" in found.problem
+    after = catalog.refresh(config.bare(tmp_path), cat, ["docs/loop.md", "docs/a.md"])
+    assert after.diagnostics == cat.diagnostics and ids(after) == ["good"]
+
+
+def test_the_alias_bomb_of_the_report_is_refused_in_milliseconds(tmp_path: Path) -> None:  # 5
+    # frontmatter already refused it; this holds the whole load to the bound
+    bomb = (HOSTILE / "docs" / "alias-bomb.md").read_text("utf-8")
+    assert len(bomb) < 500 and bomb.count("*") == 72  # 9**8 targets once expanded
+    write(tmp_path, "docs/bomb.md", bomb)
+    # seven levels: 63 aliases, within MAX_ALIASES, for 4.8 million targets
+    write(tmp_path, "docs/bomb7.md", bomb.replace("    - &i [*h" + ",*h" * 8 + "]\n", ""))
+    write(tmp_path, "docs/good.md", doc("good"))
+    started = time.perf_counter()
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert time.perf_counter() - started < 0.5
+    assert ids(cat) == ["good"]
+    assert "aliases beyond what a catalog needs" in only(cat, "docs/bomb.md").problem
+    assert "aliases beyond what a catalog needs" in only(cat, "docs/bomb7.md").problem
+
+
+def test_aliases_repeating_a_long_text_are_refused(tmp_path: Path) -> None:  # 5
+    # 40 aliases of a 30,000-character value: 1.2 million characters from 30 KiB written
+    long = "word " * 6000
+    write(tmp_path, "docs/text.md", f"---\ns: &s '{long}'\ntags: [{', '.join(['*s'] * 40)}]\n---\n")
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert cat.entries == ()
+    assert "KiB of values" in only(cat, "docs/text.md").problem
+
+
+def test_a_recursive_alias_is_an_error_and_the_rest_loads(tmp_path: Path) -> None:  # 7
+    write(tmp_path, "docs/r.md", "---\nid: r\nrelations:\n  governs: &r [*r]\n---\n")
+    write(tmp_path, "docs/m.md", "---\nid: m\nself: &m {me: *m}\n---\n")
+    write(tmp_path, "docs/good.md", doc("good"))
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert ids(cat) == ["good"]
+    assert [d.path for d in cat.errors] == ["docs/m.md", "docs/r.md"]
+    assert all("refers to a value that contains it" in d.problem for d in cat.errors)
+
+
+def test_a_list_nested_a_thousand_deep_is_read_without_recursion(tmp_path: Path) -> None:  # 7
+    deep = (HOSTILE / "docs" / "deep.catalog.json").read_text("utf-8")
+    write(tmp_path, "docs/deep.catalog.json", deep)
+    write(tmp_path, "docs/good.md", doc("good"))
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert ids(cat) == ["deep", "good"] and cat.diagnostics == ()
+    assert cat.entries[0].governs == ("src/deep/**",)
+
+
+def test_an_entry_past_the_limits_is_cut_with_a_warning(tmp_path: Path) -> None:  # 5
+    many = (HOSTILE / "docs" / "many-governs.md").read_text("utf-8")
+    write(tmp_path, "docs/many.md", many)
+    summary = "summary " * 2000
+    write(tmp_path, "docs/long.md", doc("long", extra=f"summary: {summary}\n"))
+    started = time.perf_counter()
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert time.perf_counter() - started < 0.5
+    by_id = {e.id: e for e in cat.entries}
+    assert by_id["many-governs"].governs == tuple(
+        f"src/module{i}/**" for i in range(entry.MAX_GOVERNS)
+    )
+    assert len(by_id["long"].summary) == entry.MAX_TEXT_CHARS
+    cut = only(cat, "docs/many.md")
+    assert cut.severity == "warning"
+    assert cut.problem == (
+        "entry `many-governs` cut to the catalog limits: governs: 1000 items, "
+        f"the first {entry.MAX_GOVERNS} kept"
+    )
+    assert f"summary: {len(summary.strip())} characters" in only(cat, "docs/long.md").problem
+    assert cat.errors == ()
+
+
+def test_a_front_matter_block_past_its_limit_is_an_error(tmp_path: Path) -> None:  # 5
+    targets = "".join(f"    - src/m{i}/**\n" for i in range(6000))
+    write(tmp_path, "docs/huge.md", f"---\nid: huge\nrelations:\n  governs:\n{targets}---\n")
+    write(tmp_path, "docs/good.md", doc("good"))
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert ids(cat) == ["good"]
+    found = only(cat, "docs/huge.md")
+    assert found.line == 1 and "over the 64 KiB limit" in found.problem
+
+
+def test_governs_globs_no_route_could_match_are_dropped(tmp_path: Path) -> None:
+    bad = (HOSTILE / "docs" / "bad-globs.md").read_text("utf-8")
+    write(tmp_path, "docs/bad.md", bad)
+    cat = within(DEADLINE, lambda: load(tmp_path))
+    assert [e.governs for e in cat.entries] == [("src/kept/**",)]
+    found = only(cat, "docs/bad.md")
+    assert found.severity == "warning"
+    assert "governs: 2 targets that are no usable glob dropped" in found.problem
+    index = Index(cat.entries)  # a route over it neither raises nor backtracks for minutes
+    deep = "/".join(["a"] * 40) + "/y.py"
+    assert within(DEADLINE, lambda: index.governing(deep)) == []
+
+
+def kroute_within(seconds: float, fifos: Iterable[Path], *args: str) -> CompletedProcess[str]:
+    """Run the real `kroute` console script, as conftest's `kroute` does, failing the test
+    when it runs longer than `seconds` (and freeing `fifos`' blocked readers then)."""
+    try:
+        return subprocess.run(
+            [str(Path(sys.executable).with_name("kroute")), *args],
+            capture_output=True,
+            text=True,
+            timeout=seconds,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"kroute {' '.join(args)} still running after {seconds} s")
+    finally:
+        for fifo in fifos:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_kroute_check_on_every_hostile_file(copy_tree: Callable[[Path], Path]) -> None:  # 5-7
+    repo, fifo = hostile_repo(copy_tree)
+    result = kroute_within(10, [fifo], "check", "--json", "--catalog", str(repo))
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == ""  # no traceback, no crash report
+    report = json.loads(result.stdout)
+    found = {d["path"]: (d["severity"], d["problem"]) for d in report["diagnostics"]}
+    assert sorted(found) == [
+        "docs/alias-bomb.md",
+        "docs/bad-globs.md",
+        "docs/fifo.md",
+        "docs/loop.md",
+        "docs/many-governs.md",
+        "docs/recursive-alias.md",
+    ]
+    assert found["docs/fifo.md"] == ("warning", "not a regular file: skipped")
+    assert found["docs/loop.md"][0] == "error"
+    assert "aliases beyond" in found["docs/alias-bomb.md"][1]
+    assert "refers to a value that contains it" in found["docs/recursive-alias.md"][1]
+    assert report["entries"] == 4  # good, deep, bad-globs and many-governs, cut
+    assert report["errors"] == 3
+
+    # a route in this process, focused on a FIFO, reads the focus as empty (so, as for any
+    # focus whose text is unknown, the focus filter keeps no entry for this task)
+    focus = repo / "src" / "p.py"
+    focus.parent.mkdir()
+    os.mkfifo(focus)
+    args = ("route", "--no-daemon", "--catalog", str(repo), "--focus", "src/p.py")
+    routed = kroute_within(10, [focus], *args, "retry a failed webhook delivery")
+    assert routed.returncode == 0 and routed.stderr == "", routed.stderr
+
+    # the daemon starts over the same catalog and serves the route
+    started = kroute_within(20, [fifo, focus], "start", "--catalog", str(repo))
+    assert started.returncode == 0 and started.stderr == "", started.stderr
+    served = kroute_within(10, [fifo, focus], *args[:1], *args[2:], "retry a webhook")
+    assert served.returncode == 0 and served.stderr == "", served.stderr
+    assert kroute_within(10, [], "stop", "--catalog", str(repo)).returncode == 0

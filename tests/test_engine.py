@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import orjson
 import pytest
@@ -157,3 +161,78 @@ def test_strategy_budgets_can_be_overridden_in_the_config(demo: Path) -> None:
     auto = route_of(engine, {"task": task, "strategy": "auto"})
     assert auto["intent"]["token_budget"] == 3 and auto["intent"]["retrieval_depth"] == 6
     assert len(auto["pointers"]) == 3
+
+
+# --- hostile files ----------------------------------------------------------------------
+
+T = TypeVar("T")
+DEADLINE = 5.0  # seconds; a hostile file costs milliseconds, a hang fails the test
+
+
+def within(seconds: float, call: Callable[[], T], fifos: Iterable[Path] = ()) -> T:
+    """Return what `call()` returns, run in a daemon thread; fail the test when it is still
+    running after `seconds` (opening `fifos` for writing first, to free a blocked reader).
+    The same as tests/test_catalog.py's."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as error:  # handed to the test's thread below
+            box["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        for fifo in fifos:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"still running after {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return cast(T, box["value"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_a_fifo_focus_reads_as_empty(demo: Path) -> None:  # 6
+    fifo = demo / "src" / "p.py"
+    os.mkfifo(fifo)
+    engine = engine_at(demo)
+    focus = within(DEADLINE, lambda: engine.focus(request.FocusAsk("src/p.py")), [fifo])
+    assert focus.content == "" and focus.defined == ()
+    body = {"task": "retry a failed delivery", "focus": {"path": "src/p.py"}}
+    routed = within(DEADLINE, lambda: route_of(engine, body), [fifo])
+    missing = route_of(engine, {**body, "focus": {"path": "src/missing.py"}})
+    assert routed == missing  # routed as a focus whose text is unknown
+
+
+@pytest.mark.skipif(os.name == "nt", reason="symlinks")
+def test_a_focus_that_is_a_symlink_loop_or_a_directory_reads_as_empty(demo: Path) -> None:  # 7
+    (demo / "src" / "loop.py").symlink_to("loop.py")
+    engine = engine_at(demo)
+    for path in ("src/loop.py", "src"):
+        assert engine.focus(request.FocusAsk(path)).content == ""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_an_engine_loads_and_reloads_beside_hostile_files(demo: Path) -> None:  # 6, 7
+    # what daemon start and reload run: the hostile files are diagnostics, the rest loads
+    entries = len(engine_at(demo).index)
+    docs = demo / "docs"
+    fifo = docs / "f.md"
+    os.mkfifo(fifo)
+    (docs / "loop.md").symlink_to("loop.md")
+    (docs / "recursive.md").write_text("---\nid: r\nrelations:\n  governs: &r [*r]\n---\n")
+    engine = within(DEADLINE, lambda: engine_at(demo), [fifo])
+    assert len(engine.index) == entries
+    hostile = {d.path for d in engine.catalog.diagnostics} & {
+        "docs/f.md",
+        "docs/loop.md",
+        "docs/recursive.md",
+    }
+    assert len(hostile) == 3
+    within(DEADLINE, engine.reload, [fifo])
+    assert len(engine.index) == entries
+    within(DEADLINE, lambda: engine.update(["docs/f.md", "docs/loop.md"]), [fifo])
+    assert len(engine.index) == entries

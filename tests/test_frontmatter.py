@@ -9,7 +9,15 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router.core.frontmatter import MAX_ALIASES, FrontMatter, FrontMatterError, parse, split
+from router.core.frontmatter import (
+    MAX_ALIAS_EXPANSION,
+    MAX_ALIASES,
+    MAX_BLOCK_CHARS,
+    FrontMatter,
+    FrontMatterError,
+    parse,
+    split,
+)
 
 from conftest import CORPORA, FIXTURES
 
@@ -464,6 +472,32 @@ def test_a_recursive_alias_is_refused(block: str) -> None:
         parse(block)
     assert "refers to a value that contains it" in caught.value.problem
     assert caught.value.line == block.count("\n") + 2
+
+
+def test_aliases_repeating_a_long_text_are_refused() -> None:  # defect 5
+    # each alias stands for the whole text: 40 of them for 1.2 million characters
+    long = "word " * 6000
+    block = f"s: &s '{long}'\ntags: [{', '.join(['*s'] * 40)}]"
+    assert block.count("*") < MAX_ALIASES and len(block) < MAX_BLOCK_CHARS
+    with pytest.raises(FrontMatterError) as caught:
+        parse(block)
+    assert f"more than {MAX_ALIAS_EXPANSION // 1024} KiB of values" in caught.value.problem
+
+
+def test_a_text_repeated_within_the_bound_still_parses() -> None:
+    text = "x" * (MAX_ALIAS_EXPANSION // 4)
+    parsed = parse(f"s: &s {text}\nt: [*s, *s]")
+    assert parsed.meta["t"] == [text, text]
+
+
+def test_a_block_past_its_limit_is_refused_unparsed() -> None:  # defect 5
+    block = "tags: [" + ", ".join(f"t{i}" for i in range(MAX_BLOCK_CHARS // 6)) + "]"
+    assert len(block) > MAX_BLOCK_CHARS
+    with pytest.raises(FrontMatterError) as caught:
+        parse(block)
+    assert caught.value.line == 1
+    assert caught.value.problem.startswith(f"front matter is {len(block)} characters, over")
+    assert parse("t: " + "y" * (MAX_BLOCK_CHARS - 3)).meta["t"] == "y" * (MAX_BLOCK_CHARS - 3)
 
 
 def test_a_few_ordinary_aliases_still_parse() -> None:

@@ -21,7 +21,8 @@ LIGHT = {
         "router.base.errors",
     },
     "router.integrations.hook": {"router.base.protocol", "router.core.harness"},
-    "router.core.harness": set(),
+    "router.core.harness": {"router.core.text"},
+    "router.core.text": set(),
     "router.base.protocol": {"router.base.paths"},
 }
 

@@ -7,9 +7,12 @@ is broken, which is what the daemon serves while someone is mid-edit.
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -21,6 +24,15 @@ from router.core.diagnostic import ERROR, WARNING, Diagnostic, FileResult, resul
 from router.core.entry import Entry
 
 MAX_FILE_BYTES = 1024 * 1024
+# Runs of `*` in one governs glob. Each becomes a backtracking `.*` (or `[^/]*`), so matching
+# costs the path's length to that power: four runs took 1.4 s against one 250-character path,
+# ten did not finish in a minute. The 1,182 globs of the corpora have at most three
+# (`charts/**/templates/**/*.yaml`).
+MAX_GLOB_STARS = 3
+_STAR_RUN = re.compile(r"\*+")
+# A descriptor is read this much at a time; a regular file under MAX_FILE_BYTES takes one or
+# two reads.
+_READ_CHUNK = 256 * 1024
 # Tool caches and version-control internals are never catalogs.
 SKIP_DIRS = frozenset(
     (
@@ -133,8 +145,11 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
         if old is not None:
             mix ^= old.digest
         absolute = config.root / relpath
+        # Gone, or a directory now: no entries. Anything else (a FIFO, a symlink loop) is
+        # read, so that it gets the diagnostic a fresh load would give it.
         if (
-            not absolute.is_file()
+            not os.path.lexists(absolute)
+            or absolute.is_dir()
             or not is_catalog_path(config, relpath)
             or _escapes(config, relpath)
         ):
@@ -186,18 +201,82 @@ def is_catalog_path(config: Config, relpath: str) -> bool:
     return any(_under(relpath, root) for root in config.roots)
 
 
-def read(config: Config, relpath: str) -> FileResult:
-    """Return the entries and diagnostics of one catalog file. Never raises."""
-    absolute = config.root / relpath
+class NotRegularFile(OSError):
+    """A path that is a FIFO, socket, device or directory: reading it could block forever."""
+
+
+class FileTooLarge(OSError):
+    """A regular file over the size limit; `size` is what it holds (at least limit + 1)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(errno.EFBIG, f"file is {size} bytes")
+        self.size = size
+
+
+def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """Return the bytes of the regular file at `path` (symlinks followed).
+
+    The file is opened with O_NONBLOCK, so a FIFO without a writer cannot block the open,
+    and the descriptor itself is checked, so what is read is what was checked. Raises
+    NotRegularFile for anything but a regular file, FileTooLarge when it holds more than
+    `limit` bytes (also when it grew past it while being read), OSError when it cannot be
+    opened or read (a symlink loop among them)."""
+    flags = (
+        os.O_RDONLY
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+        | getattr(os, "O_NOCTTY", 0)
+    )
     try:
-        size = absolute.stat().st_size
-        if size > MAX_FILE_BYTES:
-            return diagnostic.only(
-                relpath, f"file is {size} bytes, over the 1 MiB limit; skipped", WARNING
-            )
-        raw = absolute.read_bytes()
+        fd = os.open(path, flags)
     except OSError as error:
-        return diagnostic.only(relpath, f"cannot read the file: {error.strerror}")
+        if error.errno == errno.ENXIO:  # a socket, or a device without its driver
+            raise NotRegularFile(errno.ENXIO, "not a regular file") from error
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(errno.EINVAL, "not a regular file")
+        if info.st_size > limit:
+            raise FileTooLarge(info.st_size)
+        chunks: list[bytes] = []
+        held = 0
+        while held <= limit:
+            chunk = os.read(fd, min(_READ_CHUNK, limit + 1 - held))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            held += len(chunk)
+        if held > limit:
+            raise FileTooLarge(held)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read(config: Config, relpath: str) -> FileResult:
+    """Return the entries and diagnostics of one catalog file, its entries cut to the
+    limits of `entry.capped` (with a warning naming what was cut). Never raises: a file
+    that cannot be read, is not a regular file, is too large, or nests deeper than the
+    readers can follow is a diagnostic."""
+    try:
+        raw = read_regular(config.root / relpath)
+    except NotRegularFile:
+        return diagnostic.only(relpath, "not a regular file: skipped", WARNING)
+    except FileTooLarge as error:
+        return diagnostic.only(
+            relpath, f"file is {error.size} bytes, over the 1 MiB limit; skipped", WARNING
+        )
+    except OSError as error:
+        return diagnostic.only(relpath, f"cannot read the file: {error.strerror or error}")
+    try:
+        return _within_limits(relpath, _parse(config, relpath, raw))
+    except RecursionError:  # the last guard: every reader should refuse deep nesting itself
+        return diagnostic.only(relpath, "nested too deeply to read; skipped")
+
+
+def _parse(config: Config, relpath: str, raw: bytes) -> FileResult:
+    """Return what the bytes of one catalog file give, by its format."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -210,6 +289,61 @@ def read(config: Config, relpath: str) -> FileResult:
         return _read_json(config, relpath, raw.removeprefix(b"\xef\xbb\xbf"))
     assert fmt is not None
     return document.read(config, relpath, text, fmt)
+
+
+def _within_limits(relpath: str, outcome: FileResult) -> FileResult:
+    """Return `outcome` with each entry cut to `entry.capped`'s limits and its governs
+    targets that are no usable glob dropped (`_usable_globs`), with one warning per entry
+    that lost something. Returns `outcome` itself when nothing was cut."""
+    entries: list[Entry] = []
+    notes: list[Diagnostic] = []
+    for item in outcome.entries:
+        kept, cuts = entry.capped(item)
+        kept, bad = _usable_globs(kept)
+        if bad:
+            target, why = bad[0]
+            cuts += (
+                f"governs: {len(bad)} targets that are no usable glob dropped, "
+                f"such as {_shown(target)!r} ({why})",
+            )
+        entries.append(kept)
+        if cuts:
+            notes.append(
+                Diagnostic(
+                    relpath,
+                    f"entry `{_shown(kept.id)}` cut to the catalog limits: {'; '.join(cuts)}",
+                    WARNING,
+                )
+            )
+    if not notes:
+        return outcome
+    return result(relpath, entries, (*outcome.diagnostics, *notes))
+
+
+def _usable_globs(item: Entry) -> tuple[Entry, tuple[tuple[str, str], ...]]:
+    """Return the entry without the governs targets that cannot serve as globs, and (target,
+    reason) for each one dropped: those `pattern` cannot compile (`[z-a]`, which would fail
+    every later route) and those with more than MAX_GLOB_STARS runs of `*`."""
+    bad: list[tuple[str, str]] = []
+    for target in item.governs:
+        glob = target.removeprefix(entry.EXCLUDED)
+        stars = len(_STAR_RUN.findall(glob))
+        if stars > MAX_GLOB_STARS:
+            bad.append((target, f"{stars} runs of `*`, over {MAX_GLOB_STARS}"))
+            continue
+        try:
+            pattern.compile(glob)
+        except re.error as error:
+            bad.append((target, str(error)))
+    if not bad:
+        return item, ()
+    dropped = {target for target, _ in bad}
+    return replace(item, governs=tuple(t for t in item.governs if t not in dropped)), tuple(bad)
+
+
+def _shown(text: str, width: int = 80) -> str:
+    """Return `text` as a diagnostic quotes it: at most `width` characters."""
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
@@ -265,9 +399,10 @@ def _walk(config: Config, problems: list[Diagnostic]) -> list[str]:
                 if name in SKIP_DIRS:
                     continue
                 if child.is_symlink():
-                    if _relative(top, child.resolve()) is None:
+                    target = _resolved(child)
+                    if target is not None and _relative(top, target) is None:
                         problems.append(_escape(base, child))
-                    continue
+                    continue  # never walked: the tree it leads to is walked, or escapes
                 keep.append(name)
             dirnames[:] = keep
             for name in filenames:
@@ -275,22 +410,35 @@ def _walk(config: Config, problems: list[Diagnostic]) -> list[str]:
                 rel = _relative(base, child)
                 if rel is None or not is_catalog_path(config, rel):
                     continue
-                if child.is_symlink() and _relative(top, child.resolve()) is None:
-                    problems.append(_escape(base, child))
-                    continue
+                if child.is_symlink():
+                    target = _resolved(child)  # None for a loop: `read` reports it
+                    if target is not None and _relative(top, target) is None:
+                        problems.append(_escape(base, child))
+                        continue
                 found.add(rel)
     return sorted(found)
 
 
 def _escapes(config: Config, relpath: str) -> bool:
-    """Return whether a catalog file resolves outside every root that holds it."""
-    absolute = config.root / relpath
-    resolved = absolute.resolve()
+    """Return whether a catalog file resolves outside every root that holds it (False for a
+    symlink loop, which `read` reports)."""
+    resolved = _resolved(config.root / relpath)
+    if resolved is None:
+        return False
     for root in config.roots:
-        top = (config.root / pattern.clean(root)).resolve()
-        if _under(relpath, root) and _relative(top, resolved) is not None:
+        top = _resolved(config.root / pattern.clean(root))
+        if top is not None and _under(relpath, root) and _relative(top, resolved) is not None:
             return False
     return True
+
+
+def _resolved(path: Path) -> Path | None:
+    """Return `path` with its symlinks resolved, or None when they loop (Python before 3.13
+    raises RuntimeError there, later ones OSError)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 def _escape(base: Path, link: Path) -> Diagnostic:
@@ -302,8 +450,10 @@ def _relative(base: Path, path: Path) -> str | None:
     try:
         return path.relative_to(base).as_posix()
     except ValueError:
-        resolved = path.resolve()
+        resolved, resolved_base = _resolved(path), _resolved(base)
+        if resolved is None or resolved_base is None:
+            return None
         try:
-            return resolved.relative_to(base.resolve()).as_posix()
+            return resolved.relative_to(resolved_base).as_posix()
         except ValueError:
             return None

@@ -53,8 +53,20 @@ _INNER_COLON = re.compile(r":(?:[ \t]|$)")
 # in the quoted glob '**/*.py') is text.
 _BEFORE_ALIAS = "[{,:\ufeff"
 
+# Aliases are bounded rather than refused: front matter does use `<<: *defaults` and list
+# anchors (`governs: &paths [...]`, then `*paths`). What a bomb needs is many aliases or
+# aliases standing for much, so both are bounded. The event stream is checked before
+# anything is built, which costs microseconds however large the expansion would be.
 MAX_ALIASES = 64  # alias uses in one block; `<<: *defaults` a few times is far below
-MAX_ALIAS_NODES = 10_000  # values the aliases of one block may stand for, once expanded
+# What the aliases of one block may stand for once expanded: a collection counts 1, a
+# scalar 1 plus its length, so a bomb of many small values and one of a few long texts
+# (`s: &s <60 KiB>`, then `[*s, *s, ...]`) are both refused; no more than a block may hold
+# written out.
+MAX_ALIAS_EXPANSION = 64 * 1024
+# Characters in one block. The largest front matter of the corpora is under 3 KiB; parsing
+# costs about a millisecond per KiB, and the lenient readings reparse, so a block of the
+# whole 1 MiB a file may hold took 2 s.
+MAX_BLOCK_CHARS = 64 * 1024
 
 
 class FrontMatterError(ValueError):
@@ -127,7 +139,14 @@ def parse(block: str) -> FrontMatter:
     changed file lines returned in `lenient_lines` and `colon_lines`.
 
     Raises FrontMatterError with the file line when the block is not YAML even so, when it is
-    not a mapping, or when its aliases would expand too far or refer to themselves."""
+    not a mapping, when it is longer than MAX_BLOCK_CHARS (line 1), or when its aliases would
+    expand too far or refer to themselves."""
+    if len(block) > MAX_BLOCK_CHARS:
+        raise FrontMatterError(
+            f"front matter is {len(block)} characters, over the {MAX_BLOCK_CHARS // 1024} KiB "
+            "limit; move the long values into the body",
+            1,
+        )
     if not block.strip():
         return FrontMatter({})
     lenient: tuple[int, ...] = ()
@@ -351,8 +370,11 @@ def _refuse_alias_abuse(text: str) -> None:
                 if target is None:
                     raise refuse(f"*{event.anchor} refers to a value that contains it", event)
                 expanded += target
-                if expanded > MAX_ALIAS_NODES:
-                    raise refuse(f"they stand for more than {MAX_ALIAS_NODES} values", event)
+                if expanded > MAX_ALIAS_EXPANSION:
+                    raise refuse(
+                        f"they stand for more than {MAX_ALIAS_EXPANSION // 1024} KiB of values",
+                        event,
+                    )
                 add(target)
             elif isinstance(event, yaml.NodeEvent):
                 anchor = event.anchor
@@ -363,9 +385,10 @@ def _refuse_alias_abuse(text: str) -> None:
                 if isinstance(event, yaml.CollectionStartEvent):
                     stack.append((anchor, 1))
                     continue
+                size = 1 + len(event.value) if isinstance(event, yaml.ScalarEvent) else 1
                 if anchor is not None:
-                    sizes[anchor] = 1
-                add(1)
+                    sizes[anchor] = size
+                add(size)
             elif isinstance(event, yaml.CollectionEndEvent):
                 anchor, size = stack.pop()
                 if anchor is not None:

@@ -96,17 +96,20 @@ class Engine:
         return relevance.Focus(relative, content, found.defined, found.imported)
 
     def _read_inside(self, path: str) -> str:
+        """Return the text of a focus file (undecodable bytes replaced), or "" when it lies
+        outside the repository, is not a regular file (a FIFO would block the route, and
+        every route after it), is over catalog.MAX_FILE_BYTES, is a symlink loop, or
+        cannot be read. Never raises."""
         candidate = Path(path)
         if not candidate.is_absolute():
             candidate = self.config.root / candidate
         try:
             resolved = candidate.resolve()
             resolved.relative_to(self.config.root)
-            if resolved.stat().st_size > catalog.MAX_FILE_BYTES:
-                return ""
-            return resolved.read_text(encoding="utf-8", errors="replace")
-        except (OSError, ValueError):
+            raw = catalog.read_regular(resolved)
+        except (OSError, RuntimeError, ValueError):  # RuntimeError: a loop, before 3.13
             return ""
+        return raw.decode("utf-8", errors="replace")
 
     def assemble(self, request: routing.Request) -> routing.Route:
         """Return the route of a validated request."""
@@ -144,15 +147,17 @@ class Engine:
 
     # -- catalog changes ---------------------------------------------------------------------
 
-    def update(self, changed: Iterable[str]) -> None:
+    def update(self, changed: Iterable[str], fresh: Catalog | None = None) -> None:
         """Re-read the changed files (repository-relative) and bring the index in line.
 
         Only the ids the changed files held or hold are touched: each goes to the file that
         comes first by path among those declaring it (as a fresh load would decide). The
-        caller keeps routes out while this runs."""
+        caller keeps routes out while this runs. A caller that has already read the files,
+        outside its lock, passes `fresh` (`catalog.refresh(config, self.catalog, changed)`),
+        so only the swap runs under it."""
         changed = {pattern.clean(p) for p in changed}
         before = self.catalog
-        self.catalog = catalog.refresh(self.config, before, changed)
+        self.catalog = fresh if fresh is not None else catalog.refresh(self.config, before, changed)
         affected: set[str] = set()
         for path in changed:
             old, new = before.files.get(path), self.catalog.files.get(path)
