@@ -18,7 +18,7 @@ from typing import Any, TypeVar, cast
 
 import pytest
 
-from router.core import catalog, config, diagnostic, entry
+from router.core import catalog, config, diagnostic, limit
 from router.core.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog
 from router.core.config import Config
 from router.core.diagnostic import Diagnostic
@@ -923,14 +923,14 @@ def test_an_entry_past_the_limits_is_cut_with_a_warning(tmp_path: Path) -> None:
     assert time.perf_counter() - started < 0.5
     by_id = {e.id: e for e in cat.entries}
     assert by_id["many-governs"].governs == tuple(
-        f"src/module{i}/**" for i in range(entry.MAX_GOVERNS)
+        f"src/module{i}/**" for i in range(limit.MAX_GOVERNS)
     )
-    assert len(by_id["long"].summary) == entry.MAX_TEXT_CHARS
+    assert len(by_id["long"].summary) == limit.MAX_TEXT_CHARS
     cut = only(cat, "docs/many.md")
     assert cut.severity == "warning"
     assert cut.problem == (
         "entry `many-governs` cut to the catalog limits: governs: 1000 items, "
-        f"the first {entry.MAX_GOVERNS} kept"
+        f"the first {limit.MAX_GOVERNS} kept"
     )
     assert f"summary: {len(summary.strip())} characters" in only(cat, "docs/long.md").problem
     assert cat.errors == ()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from router.core import diagnostic, document, entry, pattern, trigger
+from router.core import diagnostic, document, entry, limit, pattern, trigger
 from router.core.config import Config
 from router.core.diagnostic import ERROR, WARNING, Diagnostic, FileResult, result
 from router.core.entry import Entry
@@ -256,7 +256,7 @@ def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 def read(config: Config, relpath: str) -> FileResult:
     """Return the entries and diagnostics of one catalog file, its entries cut to the
-    limits of `entry.capped` (with a warning naming what was cut). Never raises: a file
+    limits of `limit.capped` (with a warning naming what was cut). Never raises: a file
     that cannot be read, is not a regular file, is too large, or nests deeper than the
     readers can follow is a diagnostic."""
     try:
@@ -292,13 +292,13 @@ def _parse(config: Config, relpath: str, raw: bytes) -> FileResult:
 
 
 def _within_limits(relpath: str, outcome: FileResult) -> FileResult:
-    """Return `outcome` with each entry cut to `entry.capped`'s limits and its governs
+    """Return `outcome` with each entry cut to `limit.capped`'s limits and its governs
     targets that are no usable glob dropped (`_usable_globs`), with one warning per entry
     that lost something. Returns `outcome` itself when nothing was cut."""
     entries: list[Entry] = []
     notes: list[Diagnostic] = []
     for item in outcome.entries:
-        kept, cuts = entry.capped(item)
+        kept, cuts = limit.capped(item)
         kept, bad = _usable_globs(kept)
         if bad:
             target, why = bad[0]
