@@ -1,7 +1,7 @@
 # Shared by the kroute hook shims (sourced, not run). `kroute_socket` sets `found` to the
-# socket of the daemon that serves the repository around $CLAUDE_PROJECT_DIR (else the
-# working directory), named as router/base/protocol.py names it (a test pins the two): a
-# hash of the repository root and its kroute.toml. It returns 1 when there is none, or when
+# socket of the daemon that serves the repository around $CLAUDE_PROJECT_DIR or
+# $GEMINI_PROJECT_DIR (else the working directory), named as router/base/protocol.py names
+# it (a test pins the two): a hash of the repository root and its kroute.toml. It returns 1 when there is none, or when
 # the socket or its directory is not the user's own (another user may have created them
 # first to catch the prompts sent there): then the caller falls back to kroute-hook, whose
 # client names the problem. Every process spawned costs about a millisecond, so the common
@@ -14,14 +14,15 @@ kroute_own_socket() {
 }
 
 kroute_socket() {
-  # `kroute install claude --project` writes the socket path into the hook command, which
+  # `kroute install claude --local` writes the socket path into the hook command, which
   # spares the search below (a few processes, so a few milliseconds).
   if [ -n "${KROUTE_SOCKET:-}" ]; then
     found=$KROUTE_SOCKET
     kroute_own_socket
     return
   fi
-  dir=${CLAUDE_PROJECT_DIR:-$PWD}
+  # Claude Code and Gemini CLI name the project; Codex runs hooks in the session directory
+  dir=${CLAUDE_PROJECT_DIR:-${GEMINI_PROJECT_DIR:-$PWD}}
   while [ ! -f "$dir/kroute.toml" ]; do
     case $dir in */*[!/]*) dir=${dir%/*} ;; *) return 1 ;; esac
     [ -n "$dir" ] || return 1

@@ -407,3 +407,35 @@ def test_one_handler_around_main_gives_each_failure_its_exit_code(
         log = Path(os.environ["KROUTE_HOME"]) / "logs" / "crash.log"
         assert str(log) in done.stderr
         assert "ZeroDivisionError: boom" in log.read_text()
+
+
+def test_route_where_there_is_no_catalog_says_where_it_looked_and_starts_nothing(
+    tmp_path: Path,
+) -> None:
+    empty = tmp_path / "nothing-here"
+    (empty / "src").mkdir(parents=True)
+    (empty / "src" / "notes.md").write_text("---\nsummary: rotate the signing key\n---\n")
+    result = kroute("route", "rotate the signing key", cwd=empty)
+    assert result.returncode == 1 and result.stdout == ""
+    assert str(empty.resolve()) in result.stderr and "kroute init" in result.stderr
+    assert "No document shares" not in result.stderr
+    runtime = Path(os.environ["XDG_RUNTIME_DIR"]) / "kroute"
+    assert not list(runtime.glob("*.json"))  # no daemon was started over it
+
+
+def test_route_without_a_config_still_reads_the_default_roots(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / "docs").mkdir(parents=True)
+    (repo / "docs" / "keys.md").write_text(
+        "---\ntitle: Rotate the signing key\nsummary: Steps to rotate the webhook signing key.\n"
+        "---\nRotate the webhook signing key.\n"
+    )
+    # a note that is not in a catalog root: without a config only the default roots count
+    (repo / "scratch").mkdir()
+    (repo / "scratch" / "keys.md").write_text(
+        "---\ntitle: Rotate the signing key too\nsummary: Rotate the webhook signing key.\n---\n"
+    )
+    result = kroute("route", "--no-daemon", "rotate the webhook signing key", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert "scratch/keys.md" not in result.stdout
+    assert "docs/keys.md" in result.stdout

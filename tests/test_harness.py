@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import unicodedata
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from router.core import harness, render, route
 from router.core.entry import Entry
 from router.core.index import Index
+
+from conftest import DEMO, FIXTURES
 
 EM = "\u2014"
 EVIDENCE = "    "
@@ -308,3 +312,75 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
         context = context_of(out)
         assert controls(context) == []
         assert_pointer_lines_are_paired(context)
+
+
+# -- Codex CLI and Gemini CLI: recorded payloads in, the exact output each expects out ------
+
+
+AGENT_CASES = [
+    # (harness, event, payload file, what the context starts with, a document it names)
+    ("codex", "UserPromptSubmit", "codex_user_prompt_submit.json", harness.HEADER, "rotate-"),
+    ("codex", "SessionStart", "codex_session_start.json", "This repository keeps", "entries"),
+    (
+        "codex",
+        "PreToolUse",
+        "codex_pre_tool_use_apply_patch.json",
+        "Documents of this repository's catalog that govern",
+        "docs/specs/invoice-builder.md",
+    ),
+    ("gemini", "BeforeAgent", "gemini_before_agent.json", harness.HEADER, "rotate-"),
+    ("gemini", "SessionStart", "gemini_session_start.json", "This repository keeps", "entries"),
+    (
+        "gemini",
+        "AfterTool",
+        "gemini_after_tool_write_file.json",
+        "Documents of this repository's catalog that govern",
+        "docs/specs/invoice-builder.md",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def demo_app() -> Any:
+    from router.core import config
+    from router.runtime.engine import Engine
+    from router.serve import service
+
+    return service.in_process(Engine.load(config.load(DEMO / "kroute.toml")), os.environ)
+
+
+def recorded(name: str) -> bytes:
+    return (FIXTURES / "hook_payloads" / name).read_bytes().replace(b"REPO", str(DEMO).encode())
+
+
+@pytest.mark.parametrize(("name", "event", "file", "starts", "names"), AGENT_CASES)
+def test_codex_and_gemini_get_one_json_line_of_additional_context(
+    demo_app: Any, name: str, event: str, file: str, starts: str, names: str
+) -> None:
+    answer = demo_app.answer("POST", f"/v1/hook/{name}/{event}", recorded(file), "t")
+    assert answer.status == 200
+    out = answer.document
+    assert out.endswith("\n") and out.count("\n") == 1  # one JSON document, nothing else
+    document = json.loads(out)
+    assert list(document) == ["hookSpecificOutput"]  # advisory: no decision, no message
+    assert document["hookSpecificOutput"]["hookEventName"] == event
+    context = document["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(starts) and names in context
+    assert len(out) <= harness.MAX_OUTPUT
+
+
+def test_a_codex_shell_command_and_a_gemini_search_tool_get_nothing(demo_app: Any) -> None:
+    bash = demo_app.answer(
+        "POST", "/v1/hook/codex/PreToolUse", recorded("codex_pre_tool_use_bash.json")
+    )
+    assert bash.document == ""
+    search = {"tool_name": "glob", "tool_input": {"pattern": "**/*.py"}, "cwd": str(DEMO)}
+    glob = demo_app.answer("POST", "/v1/hook/gemini/AfterTool", json.dumps(search).encode())
+    assert glob.document == ""
+
+
+def test_a_codex_patch_names_its_files_relative_to_the_session_directory() -> None:
+    patch = "*** Begin Patch\n*** Add File: a/new.py\n+x\n*** Delete File: /abs/old.py\n"
+    payload = {"cwd": "/repo", "tool_name": "apply_patch", "tool_input": {"command": patch}}
+    plan = harness.plan("codex", "PreToolUse", payload)
+    assert plan.body["paths"] == ["/repo/a/new.py", "/abs/old.py"]

@@ -289,3 +289,54 @@ def test_a_socket_named_by_the_install_is_used_as_it_is(daemon: Path) -> None:
         KROUTE_HOOK_BIN="/nonexistent/kroute-hook",
     )
     assert EM in result.stdout.decode()
+
+
+EVENT_OF = {
+    "session-start": "SessionStart",
+    "user-prompt-submit": "UserPromptSubmit",
+    "pre-tool-use": "PreToolUse",
+    "before-agent": "BeforeAgent",
+    "after-tool": "AfterTool",
+}
+
+
+@pytest.mark.parametrize(
+    ("shim", "file", "project_dir", "names"),
+    [
+        ("codex/user-prompt-submit", "codex_user_prompt_submit.json", None, "rotate-"),
+        ("codex/session-start", "codex_session_start.json", None, "52 entries"),
+        ("codex/pre-tool-use", "codex_pre_tool_use_apply_patch.json", None, "invoice-builder"),
+        ("gemini/before-agent", "gemini_before_agent.json", "GEMINI_PROJECT_DIR", "rotate-"),
+        ("gemini/session-start", "gemini_session_start.json", "GEMINI_PROJECT_DIR", "entries"),
+        ("gemini/after-tool", "gemini_after_tool_write_file.json", "GEMINI_PROJECT_DIR", "invoice"),
+    ],
+)
+def test_codex_and_gemini_shims_print_one_json_document(
+    daemon: Path, shim: str, file: str, project_dir: str | None, names: str
+) -> None:
+    environment = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    environment["KROUTE_HOOK_BIN"] = str(BIN / "kroute-hook")
+    if project_dir is not None:
+        environment[project_dir] = str(daemon)
+    sub = daemon / "src"  # Codex runs hooks in the session directory, maybe below the root
+    result = subprocess.run(
+        [str(HOOKS / shim)],
+        input=payload(file, daemon),
+        capture_output=True,
+        env=environment,
+        cwd=sub if project_dir is None else daemon,
+        timeout=30,
+    )
+    assert result.returncode == 0
+    output = json.loads(result.stdout)["hookSpecificOutput"]
+    assert output["hookEventName"] == EVENT_OF[shim.split("/")[1]]
+    assert names in output["additionalContext"]
+    if not shim.endswith("session-start"):  # an orientation is not a route: not logged
+        assert log_lines(daemon)[-1]["source"] == f"{shim.split('/')[0]}/{output['hookEventName']}"
+
+
+def test_a_codex_shell_command_gets_nothing_through_the_shim(daemon: Path) -> None:
+    result, _ = run_hook(
+        "codex/pre-tool-use", payload("codex_pre_tool_use_bash.json", daemon), daemon
+    )
+    assert (result.returncode, result.stdout) == (0, b"")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -11,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from router.core import harness
 from router.integrations import install
 
-from conftest import DEMO, kroute
+from conftest import DEMO, FIXTURES, kroute
 
 BIN = Path(sys.executable).parent
 
@@ -73,9 +75,12 @@ def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
             if h["command"].startswith(install.MARKER)
         ]
         assert len(ours) == 1
-        shim = ours[0]["command"].split()[-1].strip("'")
+        shim = ours[0]["command"].split()[-1].replace('"$CLAUDE_PROJECT_DIR"', str(repo))
         assert Path(shim).is_file() and os.access(shim, os.X_OK)
-    assert "KROUTE_SOCKET=" in ours[0]["command"]  # a project install names its daemon's socket
+        # shared settings name nothing of this machine: no socket, no venv, no absolute path
+        assert "KROUTE_SOCKET" not in ours[0]["command"] and str(BIN) not in ours[0]["command"]
+        assert str(repo) not in ours[0]["command"]
+    assert "kroute-hook on PATH" in first.stdout
     again = kroute("install", "claude", cwd=repo)
     assert "already up to date" in again.stdout
     assert json.loads(settings.read_text()) == merged
@@ -101,6 +106,123 @@ def test_install_claude_user_scope_writes_under_home(repo: Path, tmp_path: Path)
     result = kroute("install", "claude", "--user", cwd=repo, env={"HOME": str(home)})
     assert result.returncode == 0
     assert (home / ".claude" / "settings.json").is_file()
+
+
+def commands_of(settings: Path, event: str) -> list[str]:
+    return [
+        h["command"]
+        for g in json.loads(settings.read_text())["hooks"].get(event, [])
+        for h in g["hooks"]
+        if h["command"].startswith(install.MARKER)
+    ]
+
+
+def test_a_project_install_works_unchanged_in_another_checkout_with_another_bin_dir(
+    repo: Path, tmp_path: Path
+) -> None:
+    assert kroute("install", "claude", cwd=repo).returncode == 0
+    elsewhere = tmp_path / "teammate" / "checkout"
+    shutil.copytree(repo, elsewhere)
+    shutil.rmtree(repo)  # nothing of the first checkout is left to lean on
+    bindir = tmp_path / "teammate" / "bin"  # their kroute-hook, not this venv's path
+    bindir.mkdir()
+    wrapper = bindir / "kroute-hook"
+    wrapper.write_text(f'#!/bin/sh\nexec {BIN / "kroute-hook"} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {
+        "PATH": f"{bindir}:/usr/bin:/bin",
+        "HOME": str(tmp_path / "teammate"),
+        "CLAUDE_PROJECT_DIR": str(elsewhere),
+        "KROUTE_HOME": os.environ["KROUTE_HOME"],
+        "XDG_RUNTIME_DIR": os.environ["XDG_RUNTIME_DIR"],
+        "KROUTE_HOOK_DEADLINE": "10",  # a cold in-process answer on a slow test machine
+    }
+    settings = elsewhere / ".claude" / "settings.json"
+    (command,) = commands_of(settings, "UserPromptSubmit")
+    data = (FIXTURES / "hook_payloads" / "user_prompt_submit.json").read_text()
+    result = subprocess.run(
+        ["sh", "-c", command],
+        input=data.replace("REPO", str(elsewhere)),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=elsewhere,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(harness.HEADER)
+    assert "rotate-webhook-signing-key.md" in result.stdout
+
+
+def test_local_scope_is_personal_and_leaves_the_shared_file_alone(repo: Path) -> None:
+    assert kroute("install", "claude", "--local", cwd=repo).returncode == 0
+    assert not (repo / ".claude" / "settings.json").exists()
+    assert not (repo / ".claude" / "hooks").exists()  # the shipped shims, by absolute path
+    (command,) = commands_of(repo / ".claude" / "settings.local.json", "UserPromptSubmit")
+    assert str(BIN / "kroute-hook") in command and "KROUTE_SOCKET=" in command
+
+
+@pytest.mark.parametrize("scope", ["--project", "--local", "--user"])
+def test_uninstall_leaves_the_settings_byte_identical(
+    repo: Path, tmp_path: Path, scope: str
+) -> None:
+    home = tmp_path / "home"
+    env = {"HOME": str(home)}
+    base = home if scope == "--user" else repo
+    name = "settings.local.json" if scope == "--local" else "settings.json"
+    settings = base / ".claude" / name
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    theirs = {
+        "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "./mine.sh"}]}]},
+        "model": "opus",
+    }
+    original = json.dumps(theirs, indent=2) + "\n"
+    settings.write_text(original)
+    assert kroute("install", "claude", scope, cwd=repo, env=env).returncode == 0
+    assert settings.read_text() != original
+    removed = kroute("uninstall", "claude", scope, cwd=repo, env=env)
+    assert removed.returncode == 0, removed.stderr
+    assert settings.read_bytes() == original.encode()
+    assert not (repo / ".claude" / "hooks").exists()
+    again = kroute("uninstall", "claude", scope, cwd=repo, env=env)
+    assert "already up to date" in again.stdout and settings.read_bytes() == original.encode()
+
+
+def test_uninstall_of_a_fresh_install_removes_all_it_created(repo: Path) -> None:
+    kroute("install", "claude", cwd=repo)
+    assert kroute("uninstall", "claude", cwd=repo).returncode == 0
+    assert sorted(p.name for p in (repo / ".claude").iterdir()) == ["skills"]  # theirs stays
+    assert git(repo, "status", "--porcelain").stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("name", "file", "events", "timeout"),
+    [
+        ("codex", ".codex/hooks.json", ("SessionStart", "UserPromptSubmit", "PreToolUse"), 5),
+        ("gemini", ".gemini/settings.json", ("SessionStart", "BeforeAgent", "AfterTool"), 5000),
+    ],
+)
+def test_install_codex_and_gemini_merge_and_are_idempotent(
+    repo: Path, name: str, file: str, events: tuple[str, ...], timeout: int
+) -> None:
+    settings = repo / file
+    settings.parent.mkdir()
+    theirs = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "x"}]}]}}
+    original = json.dumps(theirs, indent=2) + "\n"
+    settings.write_text(original)
+    assert kroute("install", name, cwd=repo).returncode == 0
+    merged = json.loads(settings.read_text())
+    assert merged["hooks"]["SessionStart"][0] == theirs["hooks"]["SessionStart"][0]
+    for event in events:
+        (command,) = commands_of(settings, event)
+        assert str(repo) not in command and "KROUTE_SOCKET" not in command
+        assert f"/.{name}/hooks/kroute/{name}/" in command
+    items = [h for g in merged["hooks"][events[1]] for h in g["hooks"]]
+    assert items[0]["timeout"] == timeout
+    assert "already up to date" in kroute("install", name, cwd=repo).stdout
+    assert kroute("install", name, "--local", cwd=repo).returncode != 0  # no such scope
+    assert kroute("uninstall", name, cwd=repo).returncode == 0
+    assert settings.read_text() == original
 
 
 # -- git ------------------------------------------------------------------------------------------
@@ -164,3 +286,22 @@ def test_pre_commit_framework_manifest() -> None:
     assert manifest[0]["id"] == "kroute"
     assert manifest[0]["entry"] == "kroute precommit"
     assert manifest[0]["pass_filenames"] is False
+    assert manifest[0]["verbose"] is True  # else the framework hides the pointers
+
+
+def test_uninstall_git_restores_the_foreign_hook_and_removes_its_own(repo: Path) -> None:
+    hooks = Path(git(repo, "rev-parse", "--git-path", "hooks").stdout.strip())
+    hooks = hooks if hooks.is_absolute() else repo / hooks
+    hooks.mkdir(parents=True, exist_ok=True)
+    theirs = hooks / "pre-commit"
+    theirs.write_text("#!/bin/sh\necho their-hook-ran >&2\n")
+    theirs.chmod(0o755)
+    kroute("install", "git", cwd=repo)
+    assert kroute("uninstall", "git", cwd=repo).returncode == 0
+    assert theirs.read_text() == "#!/bin/sh\necho their-hook-ran >&2\n"
+    assert not (hooks / "pre-commit.local").exists()
+    assert "already up to date" in kroute("uninstall", "git", cwd=repo).stdout  # not ours
+    theirs.unlink()
+    kroute("install", "git", cwd=repo)
+    kroute("uninstall", "git", cwd=repo)
+    assert not theirs.exists()

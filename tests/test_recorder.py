@@ -189,3 +189,29 @@ def test_a_full_disk_never_fails_a_route_and_is_counted(
     assert answer.status == 200 and answer.document["pointers"]
     assert hooked.status == 200
     assert rec.losses.unwritten == 2 and "No space left" in (rec.losses.last or "")
+
+
+def test_redact_logs_digests_and_replay_skips_them(repo: Path) -> None:
+    toml = repo / "kroute.toml"
+    toml.write_text(toml.read_text().replace('mode = "live"', 'mode = "live"\nredact = true'))
+    task = "retry a failed webhook delivery"
+    shown = kroute("route", "--no-daemon", task, cwd=repo)
+    assert shown.returncode == 0 and "webhook" in shown.stdout  # the answer keeps its words
+    (line,) = lines(repo, 1)
+    assert line["redacted"] is True
+    assert line["task"] == shadow.digest(task) and line["task"].startswith("sha256:")
+    assert len(line["task"]) == len("sha256:") + shadow.DIGEST_HEX
+    assert line["text"] == shadow.digest(shown.stdout.rstrip("\n"))
+    # no word of the task is stored, but in the names of the documents offered
+    kept = {**line, "pointers": [p["evidence"] for p in line["pointers"]]}
+    stored = json.dumps(kept).lower()
+    assert not [w for w in ("retry", "failed", "webhook", "delivery") if w in stored]
+    assert all(set(p["evidence"]) <= set(shadow.KEPT_EVIDENCE) for p in line["pointers"])
+    replayed = kroute("shadow", "replay", "--json", cwd=repo)
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(replayed.stdout)["redacted"] == 1
+    assert "1 redacted route(s) skipped" in replayed.stderr
+    documents = json.loads(kroute("shadow", "documents", "--json", cwd=repo).stdout)
+    assert documents["routes"] == 1 and documents["offered"][0]["offered"] == 1
+    entries = Engine.load(config.load(toml)).listing()["entries"]
+    assert len(documents["offered"]) + len(documents["never"]) == len(entries)

@@ -334,3 +334,36 @@ def test_the_shadow_modules_print_nothing_and_read_no_clock() -> None:
         for banned in ("print(", "import click", "os.environ", "time.time", "datetime.now"):
             assert banned not in source, (name, banned)
     assert os.path.isfile(FIXTURES / "shadow" / "README.md")
+
+
+def test_documents_counts_offers_and_names_the_entries_never_offered() -> None:
+    records = [
+        record("a", ["x", "y"]),
+        record("b", ["y"]),
+        record("c", []),
+        record("d", skip="no-prompt"),
+    ]
+    catalog = [{"id": i, "path": f"docs/{i}.md", "kind": "decision"} for i in ("w", "x", "y", "z")]
+    view = review.documents(records, catalog)
+    assert view["routes"] == 3
+    assert view["offered"] == [
+        {"id": "y", "path": "docs/y.md", "offered": 2, "first": 1},
+        {"id": "x", "path": "docs/x.md", "offered": 1, "first": 1},
+    ]
+    assert [d["id"] for d in view["never"]] == ["w", "z"]
+    text = review.documents_text(view)
+    assert text.splitlines()[0] == "3 routes; 2 documents offered"
+    assert "never offered: 2" in text
+
+
+def test_diff_compares_across_catalog_fingerprints() -> None:
+    before, after = record("t", ["a", "b"]), record("t", ["b", "c"])
+    after["catalog_fingerprint"] = "f2"
+    assert review.axis_of([before, after], "f1") == "fingerprint"
+    assert review.axis_of([before, after], "0.1.0") == "version"
+    result = review.diff([before, after], "f1", "f2", by="fingerprint")
+    assert result["by"] == "fingerprint" and result["summary"]["changed"] == 1
+    assert result["tasks"][0]["appeared"] == [{"id": "c", "to": 2}]
+    with pytest.raises(shadow.ShadowError, match="catalog fingerprint f3") as caught:
+        review.diff([before, after], "f1", "f3", by="fingerprint")
+    assert caught.value.todo == "Fingerprints in the log: f1, f2"

@@ -3,14 +3,22 @@ succession and silence."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from router.base.errors import RequestError
-from router.core import route
+from router.core import config, harness, route
 from router.core.entry import Entry, Routing
 from router.core.index import Index
 from router.core.taxonomy import Purpose, Taxonomy
 from router.filters.relevance import Focus
+from router.runtime.engine import Engine
+from router.serve import service
+
+from conftest import DEMO
 
 
 def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object) -> Entry:
@@ -357,3 +365,69 @@ def test_a_focus_counts_only_what_it_keeps_as_reached() -> None:
     assert focused.withheld == 0 and focused.filtered_by_focus == 4
     elsewhere = run(entries, task, focus=Focus("lib/elsewhere.py"))
     assert elsewhere.silence == "filtered" and elsewhere.filtered_by_focus == 5
+
+
+def test_a_focus_never_drops_what_governs_the_focus_file() -> None:
+    entries = [
+        doc("glob", summary="python style", governs=("src/**/*.py",)),
+        doc("dir", summary="billing rules", governs=("src/billing/",)),
+        doc("lit", summary="money module", governs=("src/billing/money.py",)),
+        *FILLER,
+    ]
+    focus = Focus("src/billing/money.py")
+    named = run(entries, "", paths=("src/billing/money.py",), focus=focus)
+    assert ids(named) == ["dir", "glob", "lit"] and named.filtered_by_focus == 0
+    worded = run(entries, "python style billing rules", focus=focus)
+    assert {"glob", "dir"} <= set(ids(worded)) and worded.filtered_by_focus == 0
+
+
+# -- the PreToolUse hook over the demo catalog -------------------------------------------------
+
+
+def pre_tool_use(repo: Path, path: str, tool: str = "Edit") -> str:
+    """Return the additional context PreToolUse injects for an edit of `path` in `repo`."""
+    engine = Engine.load(config.load(repo / "kroute.toml"))
+    raw = json.dumps(
+        {
+            "session_id": "s",
+            "cwd": str(repo),
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool,
+            "tool_input": {"file_path": str(repo / path)},
+        }
+    ).encode()
+    printed = service.App(engine).answer("POST", "/v1/hook/claude/PreToolUse", raw).document
+    return str(json.loads(printed)["hookSpecificOutput"]["additionalContext"]) if printed else ""
+
+
+def test_pre_tool_use_offers_the_rule_a_glob_makes_govern_the_file(
+    copy_tree: Callable[[Path], Path],
+) -> None:
+    repo = copy_tree(DEMO)
+    rule = repo / ".cursor/rules/python-style.mdc"
+    rule.write_text(rule.read_text().replace("globs:\n", "globs: src/**/*.py\n", 1))
+    context = pre_tool_use(repo, "src/billing/money.py")
+    assert ".cursor/rules/python-style.mdc" in context
+    assert "docs/requirements/0001-tenant-isolation.md" in context  # governs src/billing/**
+
+
+def test_pre_tool_use_offers_what_governs_a_new_file_by_directory() -> None:
+    context = pre_tool_use(DEMO, "migrations/0002_refunded_at.sql", tool="Write")
+    assert ".claude/skills/write-migration/SKILL.md" in context
+    assert "docs/decisions/0009-expand-contract-migrations.md" in context  # governs migrations/
+
+
+def test_a_long_prompt_routes_on_its_start_and_every_path_it_names() -> None:
+    pasted = "frobnicated widget line of a pasted log\n" * 600
+    long = f"rotate the webhook signing key. {pasted} then check migrations/0002_refunded_at.sql"
+    assert len(long) > 20_000
+    plan = harness.plan("claude", "UserPromptSubmit", {"session_id": "s", "prompt": long})
+    assert len(plan.body["task"]) <= harness.PROMPT_TASK_CHARS
+    assert plan.body["paths"] == ["migrations/0002_refunded_at.sql"]
+    engine = Engine.load(config.load(DEMO / "kroute.toml"))
+    raw = json.dumps({"session_id": "s", "cwd": str(DEMO), "prompt": long}).encode()
+    printed = service.App(engine).answer("POST", "/v1/hook/claude/UserPromptSubmit", raw)
+    assert "docs/how-to/rotate-webhook-signing-key.md" in printed.document
+    assert ".claude/skills/write-migration/SKILL.md" in printed.document
+    short = harness.plan("claude", "UserPromptSubmit", {"prompt": "rotate the signing key"})
+    assert short.body == {"task": "rotate the signing key", "strategy": "auto"}

@@ -4,7 +4,14 @@ Every error the router raises on purpose reaches one handler (`group._Group.invo
 prints `Error: <what happened>. <what to do>` and exits 1; usage errors exit 2.
 """
 
-from router.cli import catalog_commands, daemon_commands, shadow_commands
+from router.cli import catalog_commands, daemon_commands, mcp_commands, shadow_commands
 from router.cli.group import main, resolve_config
 
-__all__ = ["catalog_commands", "daemon_commands", "main", "resolve_config", "shadow_commands"]
+__all__ = [
+    "catalog_commands",
+    "daemon_commands",
+    "main",
+    "mcp_commands",
+    "resolve_config",
+    "shadow_commands",
+]

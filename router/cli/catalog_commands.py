@@ -83,7 +83,8 @@ def route(
         task = sys.stdin.read()
     if limit is not None and not explain:
         raise click.UsageError("--limit applies to the rows of --explain; use --budget for routes")
-    cfg = resolve_config(catalog_dir, config_file)
+    # no daemon, and no route, over a directory that holds no catalog at all
+    cfg = resolve_config(catalog_dir, config_file, need_catalog=True)
     filters = {"domain": domain, "cluster": cluster, "kind": kind, "purpose": purpose}
     if explain:
         body: dict[str, Any] = {"task": task, "limit": limit, **filters}
@@ -263,6 +264,61 @@ def eval_command(
         )
     if report["status"] != "pass":
         sys.exit(1)
+
+
+def _route_options(command: Any) -> Any:
+    """Return `command` with the route request's options (those of `kroute route` that shape
+    the route: budget, filters, order, paths, focus, strategy) and --no-daemon."""
+    options = [
+        click.option("--budget", type=click.IntRange(min=1), help="Pointers to offer."),
+        click.option("--domain", help="Only entries whose routing names this domain."),
+        click.option("--cluster", help="Only entries whose routing names this cluster."),
+        click.option("--kind", help="Only entries of this kind."),
+        click.option("--purpose", help="Only entries whose kind serves this purpose."),
+        click.option("--order", type=click.Choice(["diverse", "turns", "score"])),
+        click.option("--path", "paths", multiple=True, help="A file the task is about."),
+        click.option("--focus", help="The file about to be touched."),
+        click.option(
+            "--strategy",
+            type=click.Choice(
+                ["auto", "lookup", "lexical", "verification", "multi-hop", "global", "deep-reason"]
+            ),
+        ),
+        click.option("--no-daemon", is_flag=True, help="Answer in this process."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@main.command(name="why-not")
+@click.argument("entry")
+@click.argument("task")
+@catalog_option
+@config_option
+@json_option
+@_route_options
+def why_not(
+    entry: str,
+    task: str,
+    catalog_dir: Path | None,
+    config_file: Path | None,
+    as_json: bool,
+    paths: tuple[str, ...],
+    focus: str | None,
+    no_daemon: bool,
+    **members: str | int | None,
+) -> None:
+    """Say why ENTRY (an id or a path) was or was not offered for TASK (`-`: stdin): the
+    task terms it holds and lacks, its place in the score order, and what withheld it."""
+    if task == "-":
+        task = sys.stdin.read()
+    cfg = resolve_config(catalog_dir, config_file)
+    if focus is not None:  # relative to where the command runs, as `kroute route` reads it
+        focus = str(Path(focus).resolve())
+    body = {"entry": entry, "task": task, "paths": list(paths), "focus": focus, **members}
+    document = _answer(cfg, "/v1/why-not", body, no_daemon)
+    emit_json(document) if as_json else click.echo(document["text"])
 
 
 # -- intent and relevance ----------------------------------------------------------------------

@@ -1,11 +1,12 @@
-"""`kroute serve | start | stop | restart | status | install | precommit`: the daemon, the
-hooks."""
+"""`kroute serve | start | stop | restart | status | install | uninstall | precommit`: the
+daemon, the hooks."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from router.cli.group import (
     main,
     resolve_config,
 )
-from router.integrations import gitstage
+from router.integrations import agents, gitstage
 from router.integrations import install as install_module
 from router.runtime.engine import Engine
 from router.serve import client, daemon, service
@@ -112,35 +113,95 @@ def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) ->
 
 @main.group()
 def install() -> None:
-    """Wire kroute's hooks into Claude Code or git (idempotent; merges, never clobbers)."""
+    """Wire kroute's hooks into Claude Code, Codex CLI, Gemini CLI or git (idempotent;
+    merges, never clobbers)."""
 
 
-@install.command(name="claude")
-@click.option("--user", "scope", flag_value="user", help="~/.claude/settings.json")
-@click.option(
-    "--project", "scope", flag_value="project", default=True, help=".claude/settings.json"
-)
-@click.option("--shadow", is_flag=True, help="Log what would be injected; inject nothing.")
-@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
-def install_claude(scope: str, shadow: bool, dry_run: bool) -> None:
-    """Add the UserPromptSubmit, SessionStart and PreToolUse hooks to Claude Code."""
-    socket = None
-    if scope == "user":
-        settings = Path(os.environ.get("HOME", str(Path.home()))) / ".claude" / "settings.json"
-    else:
-        cfg = resolve_config(None, None)
-        settings = cfg.root / ".claude" / "settings.json"
-        if cfg.file is not None:
-            socket = client.target(cfg.root, cfg.file, os.environ).places.socket
-        else:  # hooks find a repository by its kroute.toml
-            click.echo(
-                f"note: no kroute.toml at or above {cfg.root}: the hooks stay silent until "
-                "there is one (kroute init writes a starter)",
-                err=True,
+@main.group()
+def uninstall() -> None:
+    """Take out exactly what `kroute install` put in (other hooks untouched)."""
+
+
+def _scope_options(harness: agents.Harness) -> Callable[[Callable[..., None]], Any]:
+    """Return the decorator adding the --project/--local/--user options of a harness."""
+    where = f"{harness.directory}/"
+    options = [
+        click.option(
+            "--project",
+            "scope",
+            flag_value="project",
+            default=True,
+            help=f"{where}{harness.project_file}, shared through the repository (default)",
+        ),
+        click.option("--user", "scope", flag_value="user", help=f"~/{where}{harness.user_file}"),
+    ]
+    if harness.local_file is not None:
+        options.append(
+            click.option(
+                "--local", "scope", flag_value="local", help=f"{where}{harness.local_file}"
             )
-    hook_bin = Path(sys.executable).with_name("kroute-hook")
-    plan = install_module.plan_claude(settings, hook_bin, __version__, shadow, socket)
-    _carry_out(plan, dry_run)
+        )
+
+    def decorate(function: Callable[..., None]) -> Any:
+        for option in options:
+            function = option(function)
+        return function
+
+    return decorate
+
+
+def _home() -> Path:
+    return Path(os.environ.get("HOME", str(Path.home())))
+
+
+def _root(scope: str) -> tuple[Path, Path | None]:
+    """Return the repository root (the working directory for a user install) and, for a
+    local install, its daemon's socket."""
+    if scope == "user":
+        return Path.cwd(), None
+    cfg = resolve_config(None, None)
+    if cfg.file is None:  # hooks find a repository by its kroute.toml
+        click.echo(
+            f"note: no kroute.toml at or above {cfg.root}: the hooks stay silent until "
+            "there is one (kroute init writes a starter)",
+            err=True,
+        )
+        return cfg.root, None
+    socket = client.target(cfg.root, cfg.file, os.environ).places.socket
+    return cfg.root, socket if scope == "local" else None
+
+
+def _add_harness(harness: agents.Harness) -> None:
+    """Add `kroute install <harness>` and `kroute uninstall <harness>`."""
+    events = ", ".join(event for event, _, _ in harness.events)
+
+    @install.command(name=harness.name, help=f"Add the {events} hooks of {harness.name}.")
+    @_scope_options(harness)
+    @click.option("--shadow", is_flag=True, help="Log what would be injected; inject nothing.")
+    @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+    def add(scope: str, shadow: bool, dry_run: bool) -> None:
+        root, socket = _root(scope)
+        machine = agents.Machine(Path(sys.executable).with_name("kroute-hook"), __version__, socket)
+        plans = agents.plan_install(harness, scope, root, _home(), machine, shadow)
+        _carry_out(plans, dry_run)
+        if scope == "project" and not dry_run:
+            click.echo(
+                f"the hooks name no path of this machine: they run the shims copied under "
+                f"{harness.directory}/{agents.SHIM_DIR}/ (commit them with the settings) and "
+                f"find {agents.HOOK_BIN_ON_PATH} on PATH and the daemon's socket themselves; "
+                "every teammate needs kroute on PATH (pipx install / uv tool install)"
+            )
+
+    @uninstall.command(name=harness.name, help=f"Remove kroute's {harness.name} hooks.")
+    @_scope_options(harness)
+    @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+    def remove(scope: str, dry_run: bool) -> None:
+        root = Path.cwd() if scope == "user" else resolve_config(None, None).root
+        _carry_out(agents.plan_uninstall(harness, scope, root, _home()), dry_run)
+
+
+for _harness in agents.HARNESSES.values():
+    _add_harness(_harness)
 
 
 @install.command(name="git")
@@ -148,19 +209,29 @@ def install_claude(scope: str, shadow: bool, dry_run: bool) -> None:
 def install_git(dry_run: bool) -> None:
     """Add the pre-commit hook (a pre-commit hook already there keeps running first)."""
     plan = install_module.plan_git(Path.cwd(), Path(sys.executable).with_name("kroute"))
-    _carry_out(plan, dry_run)
+    _carry_out([plan], dry_run)
 
 
-def _carry_out(plan: install_module.Plan, dry_run: bool) -> None:
-    if not plan.changes:
-        click.echo(f"{plan.path} already up to date")
+@uninstall.command(name="git")
+@click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
+def uninstall_git(dry_run: bool) -> None:
+    """Remove kroute's pre-commit hook (the one it kept as pre-commit.local comes back)."""
+    _carry_out([install_module.plan_git_uninstall(Path.cwd())], dry_run)
+
+
+def _carry_out(plans: list[install_module.Plan], dry_run: bool) -> None:
+    changed = [plan for plan in plans if plan.changes]
+    if not changed:
+        click.echo(f"{plans[0].path} already up to date")
         return
-    click.echo(plan.diff(), nl=False)
+    for plan in changed:
+        click.echo(plan.diff(), nl=False)
     if dry_run:
         click.echo("(dry run: nothing written)")
         return
-    plan.apply()
-    click.echo(f"wrote {plan.path}")
+    for plan in changed:
+        plan.apply()
+        click.echo(f"{'removed' if plan.after is None else 'wrote'} {plan.path}")
 
 
 @main.command(hidden=True)

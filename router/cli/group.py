@@ -11,6 +11,7 @@ import datetime
 import os
 import sys
 import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import orjson
 
 from router import __version__
 from router.base import paths, protocol
-from router.base.errors import KrouteError
+from router.base.errors import ConfigError, KrouteError
 from router.core import config
 from router.core.config import Config
 
@@ -96,10 +97,15 @@ config_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
-def resolve_config(catalog_dir: Path | None, config_file: Path | None) -> Config:
+def resolve_config(
+    catalog_dir: Path | None, config_file: Path | None, *, need_catalog: bool = False
+) -> Config:
     """Return the configuration the options and the environment name (DESIGN 4.1).
 
-    Raises ConfigError (a KrouteError) for a missing or invalid file."""
+    Raises ConfigError (a KrouteError) for a missing or invalid file, and, with
+    `need_catalog`, when nothing names a catalog: no option, no kroute.toml here or above,
+    and none of the default roots here (a route over whatever lies below the current
+    directory would index a home folder and answer nothing useful)."""
     if config_file is None and os.environ.get("KROUTE_CONFIG"):
         config_file = Path(os.environ["KROUTE_CONFIG"])
     if catalog_dir is not None:
@@ -111,8 +117,21 @@ def resolve_config(catalog_dir: Path | None, config_file: Path | None) -> Config
         return config.load(config_file, root) if config_file else config.bare(root)
     if config_file is not None:
         return config.load(config_file)
-    found = protocol.find_config(Path.cwd())
-    return config.load(found) if found else config.bare(Path.cwd().resolve())
+    here = Path.cwd().resolve()
+    found = protocol.find_config(here)
+    if found is None and need_catalog and not config.present_roots(here):
+        raise ConfigError(
+            f"No {config.FILE_NAME} in {here} or any directory above it, and none of "
+            f"{', '.join(config.DEFAULT_ROOTS)} under {here}",
+            f"Run `kroute init` in the repository root to create {config.FILE_NAME}, run "
+            "kroute from inside the repository, or name a catalog with --catalog DIR",
+        )
+    if found is not None:
+        return config.load(found)
+    # No config: the catalog is the default roots found here (docs/, .claude/skills/...),
+    # not everything below the current directory, which may be a home folder.
+    present = config.present_roots(here)
+    return replace(config.bare(here), roots=present) if present else config.bare(here)
 
 
 def emit_json(document: object) -> None:

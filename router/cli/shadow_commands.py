@@ -1,4 +1,4 @@
-"""`kroute shadow path | tail | stats | diff | replay | report`: reviewing the shadow log."""
+"""`kroute shadow path | tail | stats | diff | documents | replay | report`: the shadow log."""
 
 from __future__ import annotations
 
@@ -104,8 +104,15 @@ def shadow_stats(
 
 
 @shadow_group.command(name="diff")
-@click.option("--from", "from_version", required=True, help="Engine version before.")
-@click.option("--to", "to_version", required=True, help="Engine version after.")
+@click.option(
+    "--from", "from_version", required=True, help="Engine version (or fingerprint) before."
+)
+@click.option("--to", "to_version", required=True, help="Engine version (or fingerprint) after.")
+@click.option(
+    "--by",
+    type=click.Choice(sorted(review.AXES)),
+    help="Compare across engine versions or catalog fingerprints (default: what --from names).",
+)
 @since_option
 @catalog_option
 @config_option
@@ -113,14 +120,33 @@ def shadow_stats(
 def shadow_diff(
     from_version: str,
     to_version: str,
+    by: str | None,
     since: str | None,
     catalog_dir: Path | None,
     config_file: Path | None,
     as_json: bool,
 ) -> None:
-    """Pointers that moved, appeared or vanished between two engine versions."""
-    result = review.diff(_records(catalog_dir, config_file, since), from_version, to_version)
+    """Pointers that moved, appeared or vanished between two engine versions or two catalog
+    fingerprints."""
+    records = _records(catalog_dir, config_file, since)
+    axis = by or review.axis_of(records, from_version)
+    result = review.diff(records, from_version, to_version, axis)
     emit_json(result) if as_json else click.echo(review.diff_text(result))
+
+
+@shadow_group.command(name="documents")
+@since_option
+@catalog_option
+@config_option
+@json_option
+def shadow_documents(
+    since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
+) -> None:
+    """Which documents the logged routes offered most, and which catalog entries never."""
+    records = _records(catalog_dir, config_file, since)
+    engine = Engine.load(resolve_config(catalog_dir, config_file))
+    view = review.documents(records, engine.listing()["entries"])
+    emit_json(view) if as_json else click.echo(review.documents_text(view))
 
 
 @shadow_group.command(name="replay")
@@ -155,6 +181,11 @@ def shadow_replay(
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    if report["redacted"]:
+        click.echo(
+            f"note: {report['redacted']} redacted route(s) skipped: their task is a digest",
+            err=True,
+        )
     emit_json(report) if as_json else click.echo(review.replay_text(report))
 
 

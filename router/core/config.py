@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +40,9 @@ DEFAULT_BUDGET = 5
 DEFAULT_ORDER = "score"
 ORDERS = ("diverse", "turns", "score")
 SHADOW_MODES = ("live", "shadow", "off")
+# A daemon nobody asked for half an hour is likely left over from a finished session, and
+# the next route starts a fresh one, so exiting costs one cold load.
+DEFAULT_IDLE_MINUTES = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,10 @@ class Config:
     budget: int = DEFAULT_BUDGET
     order: str = DEFAULT_ORDER
     shadow_mode: str = "live"
+    shadow_redact: bool = False  # log a digest of each task and text, never the words
     intent: Mapping[str, object] = field(default_factory=dict)
+    # A daemon that has answered no request for this long exits; 0 keeps it forever.
+    idle_minutes: float = DEFAULT_IDLE_MINUTES
     file: Path | None = None
     digest: str = "none"
 
@@ -81,6 +88,7 @@ def load(file: Path, root: Path | None = None) -> Config:
     where = file.name
     route = _table(table, "route", where)
     shadow = _table(table, "shadow", where)
+    daemon = _table(table, "daemon", where)
     order = route.get("order", DEFAULT_ORDER)
     if order not in ORDERS:
         raise ConfigError(f"{where}: route.order is {order!r}", f"Use one of {', '.join(ORDERS)}")
@@ -104,7 +112,11 @@ def load(file: Path, root: Path | None = None) -> Config:
         budget=_count(route.get("budget", DEFAULT_BUDGET), "route.budget", where, minimum=0),
         order=str(order),
         shadow_mode=str(mode),
+        shadow_redact=_flag(shadow.get("redact", False), "shadow.redact", where),
         intent=_table(table, "intent", where),
+        idle_minutes=_minutes(
+            daemon.get("idle_minutes", DEFAULT_IDLE_MINUTES), "daemon.idle_minutes", where
+        ),
         file=file.resolve(),
         digest=hashlib.sha256(raw).hexdigest()[:16],
     )
@@ -123,9 +135,28 @@ def _strings(value: object, name: str, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _flag(value: object, name: str, where: str) -> bool:
+    """Return a TOML boolean. Raises ConfigError for anything else."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: {name} is {value!r}", "Use true or false")
+    return value
+
+
 def _count(value: object, name: str, where: str, *, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ConfigError(
             f"{where}: {name} is {value!r}", f"Use a whole number of at least {minimum}"
         )
     return value
+
+
+def _minutes(value: object, name: str, where: str) -> float:
+    """Return a finite, non-negative number of minutes. Raises ConfigError for anything else."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise ConfigError(f"{where}: {name} is {value!r}", "Use a number of minutes, 0 for never")
+    return float(value)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from router.core.text import EM_DASH, flat
+from router.core.text import EM_DASH, flat, looks_like_path, path_readings
 
 MAX_OUTPUT = 8000  # Claude Code caps injected hook output at 10,000 characters
 POINTER_INDENT = "  "  # render.POINTER_INDENT (render imports too much for the hook client)
@@ -32,8 +32,26 @@ EVENTS = {
     "claude": ("UserPromptSubmit", "SessionStart", "PreToolUse"),
     "git": ("pre-commit",),
     "pipe": ("route",),
+    "codex": ("SessionStart", "UserPromptSubmit", "PreToolUse"),
+    "gemini": ("SessionStart", "BeforeAgent", "AfterTool"),
 }
+# Codex CLI and Gemini CLI: the event where a prompt is routed, the event naming a file, and
+# the tools whose input names it. Both print JSON only (hookSpecificOutput.additionalContext).
+AGENT_PROMPT = {"codex": "UserPromptSubmit", "gemini": "BeforeAgent"}
+AGENT_FILE = {"codex": "PreToolUse", "gemini": "AfterTool"}
+GEMINI_FILE_TOOLS = ("read_file", "write_file", "replace")
+# Codex edits files with apply_patch (its own tool, or a shell command carrying the patch);
+# each file it touches is named on a header line of the patch.
+PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$", re.MULTILINE)
 FILE_TOOLS = ("Edit", "Write", "Read", "MultiEdit", "NotebookEdit")
+# A long prompt is routed on its start and the paths it names (`prompt_body`): its words past
+# the start are mostly pasted material, which would drown what the user asked.
+PROMPT_TASK_CHARS = 4000
+PROMPT_PATHS = 64
+# SessionStart sources of a session that still holds what it was told (no orientation), and
+# those after which its context was emptied (what it was shown is forgotten).
+UNORIENTED_SOURCES = ("resume", "compact")
+RESET_SOURCES = ("clear", "compact")
 # Prompts Claude Code or other tools wrote, not the user: routing them would inject noise.
 ENVELOPES = re.compile(
     r"^\s*(<task-notification>|<cross-session-message|<command-name>|<command-message>|"
@@ -54,6 +72,9 @@ class Plan:
     session: str | None = None
     prompt_id: str | None = None
     cwd: str | None = None
+    # The session's context was emptied (SessionStart after `clear` or `compact`): what it
+    # was shown is gone, so the pointers already injected in it may be injected again.
+    reset: bool = False
 
 
 def decode(raw: bytes | str) -> dict[str, Any] | None:
@@ -88,9 +109,16 @@ def plan(harness: str, event: str, payload: Mapping[str, Any] | None) -> Plan:
             return Plan("skip", skip="empty-prompt", **common)
         if ENVELOPES.match(prompt) or prompt.lstrip().startswith("/"):
             return Plan("skip", skip="envelope", **common)
-        return Plan("route", {"task": prompt, "strategy": "auto"}, **common)
+        return Plan("route", prompt_body(prompt), **common)
     if (harness, event) == ("claude", "SessionStart"):
-        return Plan("orientation", **common)
+        # SessionStart runs again on `resume`, `clear` and `compact`: a resumed or compacted
+        # session still knows the catalog, so only a fresh context (`startup`, `clear`, or a
+        # payload naming no source) gets the orientation.
+        source = _text(member(payload, "source"))
+        reset = source in RESET_SOURCES
+        if source in UNORIENTED_SOURCES:
+            return Plan("skip", skip=f"session-{source}", reset=reset, **common)
+        return Plan("orientation", reset=reset, **common)
     if (harness, event) == ("claude", "PreToolUse"):
         tool_input = member(payload, "tool_input")
         path = member(tool_input, "file_path") if isinstance(tool_input, dict) else None
@@ -107,7 +135,59 @@ def plan(harness: str, event: str, payload: Mapping[str, Any] | None) -> Plan:
         if not isinstance(task, str) or not (task.strip() or paths):
             return Plan("skip", skip="empty-task", **common)
         return Plan("route", {"task": task, "paths": list(paths)}, **common)
+    if harness in AGENT_PROMPT:
+        return _plan_agent(harness, event, payload, common)
     return Plan("skip", skip="unknown-event", **common)
+
+
+def _plan_agent(
+    harness: str, event: str, payload: Mapping[str, Any], common: dict[str, Any]
+) -> Plan:
+    """Return what a Codex CLI or Gemini CLI event asks (their payloads are Claude Code's
+    shape: `prompt`, `tool_name`, `tool_input`, snake_case)."""
+    if event == "SessionStart":
+        return Plan("orientation", **common)
+    if event == AGENT_PROMPT[harness]:
+        prompt = member(payload, "prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return Plan("skip", skip="empty-prompt", **common)
+        if prompt.lstrip().startswith("/"):
+            return Plan("skip", skip="envelope", **common)
+        return Plan("route", {"task": prompt, "strategy": "auto"}, **common)
+    if event != AGENT_FILE[harness]:
+        return Plan("skip", skip="unknown-event", **common)
+    tool_input = member(payload, "tool_input")
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    tool = _text(member(payload, "tool_name")) or ""
+    if harness == "gemini":
+        path = member(tool_input, "file_path") or member(tool_input, "absolute_path")
+        if tool and tool not in GEMINI_FILE_TOOLS:
+            return Plan("skip", skip="not-a-file-tool", **common)
+        paths = [path] if isinstance(path, str) and path else []
+    else:
+        patch = member(tool_input, "command") or member(tool_input, "input") or ""
+        paths = PATCH_FILE.findall(patch) if isinstance(patch, str) else []
+        if not paths:
+            return Plan("skip", skip="not-a-file-tool", **common)
+        cwd = common.get("cwd")
+        paths = [p if p.startswith("/") or not cwd else f"{cwd.rstrip('/')}/{p}" for p in paths]
+    if not paths:
+        return Plan("skip", skip="no-file", **common)
+    return Plan("route", {"task": "", "paths": paths, "focus": {"path": paths[0]}}, **common)
+
+
+def prompt_body(prompt: str) -> dict[str, Any]:
+    """Return the route request of a prompt. A long one (a pasted log, a diff, a file) is
+    routed on its first PROMPT_TASK_CHARS characters, which say what is asked, plus the
+    file paths named anywhere in it (at most PROMPT_PATHS), which anchor what governs them."""
+    if len(prompt) <= PROMPT_TASK_CHARS:
+        return {"task": prompt, "strategy": "auto"}
+    head, tail = prompt[:PROMPT_TASK_CHARS], prompt[PROMPT_TASK_CHARS:]
+    cut = head.rfind(" ")  # keep the last word whole: a cut path would anchor nothing
+    if cut > 0:
+        head, tail = head[:cut], head[cut:] + tail
+    named = [w for w in dict.fromkeys(tail.split()) if any(map(looks_like_path, path_readings(w)))]
+    return {"task": head, "paths": named[:PROMPT_PATHS], "strategy": "auto"}
 
 
 def render(harness: str, event: str, plan_: Plan, answer: Mapping[str, Any] | None) -> str:
@@ -125,6 +205,12 @@ def render(harness: str, event: str, plan_: Plan, answer: Mapping[str, Any] | No
         anchors = answer.get("anchors") or plan_.body.get("paths") or [""]
         path = _shorten(flat(str(anchors[0])), HEADER_PATH_ROOM, keep_end=True)
         return _hook_json(event, EDIT_HEADER.format(path=path), report)
+    if harness in AGENT_FILE:  # JSON only: Gemini CLI rejects any other stdout
+        if event == AGENT_FILE[harness]:
+            anchors = answer.get("anchors") or plan_.body.get("paths") or [""]
+            path = _shorten(flat(str(anchors[0])), HEADER_PATH_ROOM, keep_end=True)
+            return _hook_json(event, EDIT_HEADER.format(path=path), report)
+        return _hook_json(event, HEADER, report)
     if harness == "claude":
         return f"{HEADER}\n{_clip(report, MAX_OUTPUT - len(HEADER) - 2, len)}\n"
     return _clip(report, MAX_OUTPUT - 1, len) + "\n"

@@ -126,7 +126,7 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
     anchored = [e for e in anchored if admitted(e)]
     matched = _purposes(taxonomy, text.tokens(request.task))
     ranking = _rank(index, request, weighted, scoring, admitted, fired, len(anchored))
-    anchored, ranking, dropped = _focused(request, anchored, ranking)
+    anchored, ranking, dropped = _focused(index, request, anchored, ranking)
     base = replace(base, matched=matched, filtered_by_focus=dropped)
     if not ranking.candidates and not anchored:
         if dropped or (_filtering(request) and not any(admitted(i.entry) for i in index)):
@@ -286,18 +286,36 @@ def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
 
 
 def _focused(
-    request: Request, anchored: list[Entry], ranking: _Ranking
+    index: Index, request: Request, anchored: list[Entry], ranking: _Ranking
 ) -> tuple[list[Entry], _Ranking, int]:
     """Return the anchored entries and the ranking the focus file keeps (all of them without
     one), and how many it drops. What it keeps is what counts as reached: with a focus every
-    candidate was scored, so the kept candidates are all the reached ones."""
+    candidate was scored, so the kept candidates are all the reached ones.
+
+    The anchored entries and every entry governing the focus file (by glob, directory or
+    exact path) are always kept: a governs target is its author saying the document applies
+    to that file, which `_about`'s path and prefix signals cannot read off a glob."""
     focus = request.focus
     if focus is None:
         return anchored, ranking, 0
-    kept_anchored = [e for e in anchored if _about(focus, e, request.threshold)]
-    kept = tuple(c for c in ranking.candidates if _about(focus, c.entry, request.threshold))
-    dropped = len(anchored) - len(kept_anchored) + len(ranking.candidates) - len(kept)
-    return kept_anchored, replace(ranking, candidates=kept, reached=len(kept)), dropped
+    governing = {e.id for e in _governing(index, focus.path, request.root)}
+    governing.update(e.id for e in anchored)
+
+    def kept_by_focus(e: Entry) -> bool:
+        return e.id in governing or _about(focus, e, request.threshold)
+
+    kept = tuple(c for c in ranking.candidates if kept_by_focus(c.entry))
+    dropped = len(ranking.candidates) - len(kept)
+    return anchored, replace(ranking, candidates=kept, reached=len(kept)), dropped
+
+
+def _governing(index: Index, path: str, root: str) -> list[Entry]:
+    """Return the entries governing a focus path; none for a path outside the repository
+    (an absolute path that is not under `root`), which no governs target can name."""
+    relative = _relative(path, root)
+    if not relative or relative.startswith("/"):
+        return []
+    return index.governing(relative)
 
 
 def _ranked_pointer(

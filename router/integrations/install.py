@@ -1,6 +1,6 @@
-"""`kroute install`: wire the hooks into Claude Code settings and git, idempotently, merging
-with what is there and never clobbering it. Plans are computed first (a dry run prints the
-diff); applying writes the planned text and nothing else."""
+"""`kroute install` and `kroute uninstall`: the files behind the hooks, planned first (a dry
+run prints the diff), then written, merging with what is there and never clobbering it.
+The harness specifics (which settings file, which events) live in agents.py."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import difflib
 import json
 import shlex
 import subprocess
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -15,15 +16,10 @@ from typing import Any
 
 from router.base.errors import KrouteError
 
-# (event, matcher, shim file): the Claude Code events kroute answers
-CLAUDE_EVENTS = (
-    ("UserPromptSubmit", None, "user-prompt-submit"),
-    ("SessionStart", None, "session-start"),
-    ("PreToolUse", "Edit|Write|Read", "pre-tool-use"),
-)
-CLAUDE_TIMEOUT = 5  # seconds; the hook bounds itself at 1 s, this is Claude Code's backstop
-MARKER = "KROUTE_HOOK_BIN="  # every command kroute writes starts with it
+MARKER = "KROUTE_HOOK_BIN="  # every hook command kroute writes starts with it
 GIT_MARKER = "# git pre-commit (kroute)"
+SHIM_COMMON = ("run", "lib.sh")  # what every harness shim execs or sources
+EXECUTABLE = 0o755
 
 
 class InstallError(KrouteError):
@@ -32,13 +28,15 @@ class InstallError(KrouteError):
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """One file to write: its path, its text before (None: new) and after."""
+    """One file to write or remove: its path, its text before (None: new) and after (None:
+    removed). A removal prunes the directories it leaves empty, up to `stop`."""
 
     path: Path
     before: str | None
-    after: str
-    moves: tuple[tuple[Path, Path], ...] = ()  # renames done before writing
+    after: str | None
+    moves: tuple[tuple[Path, Path], ...] = ()  # renames: before writing, after removing
     executable: bool = False
+    stop: Path | None = None
 
     @property
     def changes(self) -> bool:
@@ -50,20 +48,38 @@ class Plan:
         lines = [f"move {old} -> {new}\n" for old, new in self.moves]
         lines += difflib.unified_diff(
             (self.before or "").splitlines(keepends=True),
-            self.after.splitlines(keepends=True),
+            (self.after or "").splitlines(keepends=True),
             fromfile=str(self.path) if self.before is not None else "/dev/null",
-            tofile=str(self.path),
+            tofile=str(self.path) if self.after is not None else "/dev/null",
         )
         return "".join(lines)
 
     def apply(self) -> None:
-        """Write the planned text (after the planned moves)."""
+        """Write (or remove) the planned file, with the planned moves."""
+        if self.after is None:
+            self.path.unlink(missing_ok=True)
+            for old, new in self.moves:
+                old.rename(new)
+            prune(self.path.parent, self.stop)
+            return
         for old, new in self.moves:
             old.rename(new)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(self.after, encoding="utf-8")
         if self.executable:
-            self.path.chmod(0o755)
+            self.path.chmod(EXECUTABLE)
+
+
+def prune(directory: Path, stop: Path | None) -> None:
+    """Remove `directory` and its parents while they are empty, never `stop` or above it."""
+    if stop is None:
+        return
+    while directory != stop and stop in directory.parents:
+        try:
+            directory.rmdir()
+        except OSError:  # not empty (or not there): what is left is not ours
+            return
+        directory = directory.parent
 
 
 def hooks_dir() -> Path:
@@ -71,70 +87,107 @@ def hooks_dir() -> Path:
     return Path(str(resources.files("router").joinpath("data/hooks"))).resolve()
 
 
-def claude_command(
-    shim: str, hook_bin: Path, version: str, shadow: bool, socket: Path | None = None
-) -> str:
-    """Return the settings command running one shim, with the interpreter's kroute-hook by
-    absolute path (a version-manager shim on PATH costs tens of milliseconds) and, for a
-    project's settings, the daemon's socket (which spares the shim its search)."""
-    parts = [f"{MARKER}{shlex.quote(str(hook_bin))}", f"KROUTE_VERSION={shlex.quote(version)}"]
-    if socket is not None:
-        parts.append(f"KROUTE_SOCKET={shlex.quote(str(socket))}")
-    if shadow:
-        parts.append("KROUTE_MODE=shadow")
-    parts.append(shlex.quote(str(hooks_dir() / "claude" / shim)))
-    return " ".join(parts)
+def read_settings(path: Path) -> tuple[str | None, dict[str, Any]]:
+    """Return a JSON settings file's text (None when absent) and its object. Raises
+    InstallError when it exists but is not a JSON object (it is never overwritten)."""
+    before = path.read_text(encoding="utf-8") if path.exists() else None
+    try:
+        settings = json.loads(before) if before and before.strip() else {}
+    except ValueError as error:
+        raise InstallError(
+            f"{path} is not valid JSON ({error})",
+            "Fix it first; kroute never overwrites a file it cannot read",
+        ) from None
+    if not isinstance(settings, dict):
+        raise InstallError(f"{path} is not a JSON object", "Fix it first")
+    return before, settings
 
 
-def merge_claude(settings: dict[str, Any], commands: dict[str, tuple[str | None, str]]) -> None:
-    """Put kroute's command for each event into Claude Code settings, in place: an existing
-    kroute entry is updated, any other hook is left exactly as it was."""
-    hooks = settings.setdefault("hooks", {})
+def dump(settings: Mapping[str, Any]) -> str:
+    """Return settings as kroute writes them."""
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def _groups(settings: dict[str, Any], event: str, create: bool) -> list[Any]:
+    """Return the hook groups of an event (created when `create`). Raises InstallError when
+    the settings do not have the shape every harness documents."""
+    hooks = settings.setdefault("hooks", {}) if create else settings.get("hooks", {})
     if not isinstance(hooks, dict):
         raise InstallError("`hooks` in the settings is not an object", "Fix the settings file")
+    groups = hooks.setdefault(event, []) if create else hooks.get(event, [])
+    if not isinstance(groups, list):
+        raise InstallError(f"`hooks.{event}` is not a list", "Fix the settings file")
+    return groups
+
+
+def _ours(item: Any) -> bool:
+    return isinstance(item, dict) and str(item.get("command", "")).startswith(MARKER)
+
+
+def merge_hooks(
+    settings: dict[str, Any], commands: Mapping[str, tuple[str | None, str]], timeout: int
+) -> None:
+    """Put kroute's command for each event into a harness's settings, in place: an existing
+    kroute entry is updated, any other hook is left exactly as it was."""
     for event, (matcher, command) in commands.items():
-        groups = hooks.setdefault(event, [])
-        if not isinstance(groups, list):
-            raise InstallError(f"`hooks.{event}` is not a list", "Fix the settings file")
+        groups = _groups(settings, event, create=True)
         ours = None
         for group in groups:
             for item in group.get("hooks", []) if isinstance(group, dict) else []:
-                if isinstance(item, dict) and str(item.get("command", "")).startswith(MARKER):
+                if _ours(item):
                     ours = (group, item)
         if ours is None:
-            group = {"hooks": [{"type": "command", "command": command, "timeout": CLAUDE_TIMEOUT}]}
+            group = {"hooks": [{"type": "command", "command": command, "timeout": timeout}]}
             if matcher is not None:
                 group = {"matcher": matcher, **group}
             groups.append(group)
             continue
         group, item = ours
         item["command"] = command
-        item.setdefault("timeout", CLAUDE_TIMEOUT)
+        item.setdefault("timeout", timeout)
         if matcher is not None:
             group["matcher"] = matcher
 
 
-def plan_claude(
-    settings_path: Path, hook_bin: Path, version: str, shadow: bool, socket: Path | None = None
-) -> Plan:
-    """Return the plan merging kroute's hooks into a Claude Code settings file. Raises
-    InstallError when the file exists but is not a JSON object (it is never overwritten)."""
-    before = settings_path.read_text(encoding="utf-8") if settings_path.exists() else None
-    try:
-        settings = json.loads(before) if before and before.strip() else {}
-    except ValueError as error:
-        raise InstallError(
-            f"{settings_path} is not valid JSON ({error})",
-            "Fix it first; kroute never overwrites a file it cannot read",
-        ) from None
-    if not isinstance(settings, dict):
-        raise InstallError(f"{settings_path} is not a JSON object", "Fix it first")
-    commands = {
-        event: (matcher, claude_command(shim, hook_bin, version, shadow, socket))
-        for event, matcher, shim in CLAUDE_EVENTS
-    }
-    merge_claude(settings, commands)
-    return Plan(settings_path, before, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
+def unmerge_hooks(settings: dict[str, Any], events: Iterable[str]) -> None:
+    """Take kroute's commands out of a harness's settings, in place, with the groups, event
+    lists and `hooks` object left empty by that (install created them); nothing else."""
+    for event in events:
+        groups = _groups(settings, event, create=False)
+        for group in list(groups):
+            items = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(items, list) or not any(_ours(item) for item in items):
+                continue
+            items[:] = [item for item in items if not _ours(item)]
+            if not items:
+                groups.remove(group)
+        hooks = settings.get("hooks")
+        if isinstance(hooks, dict) and event in hooks and not groups:
+            del hooks[event]
+    if settings.get("hooks") == {}:
+        del settings["hooks"]
+
+
+def command(env: Mapping[str, str], shim: str) -> str:
+    """Return a hook command: MARKER's variable first (how kroute finds its own entries),
+    then the other variables, then the shim (already quoted or expanded as a shell word)."""
+    parts = [f"{name}={shlex.quote(value)}" for name, value in env.items()]
+    return " ".join([*parts, shim])
+
+
+def plan_shims(
+    target: Path, harness: str, shims: Iterable[str], stop: Path, remove: bool
+) -> list[Plan]:
+    """Return the plans copying (or removing) the shims a harness runs, with the runner and
+    lib.sh beside them as the shipped tree has them (each shim execs `../run`)."""
+    names = [*SHIM_COMMON, *(f"{harness}/{shim}" for shim in shims)]
+    plans = []
+    for name in names:
+        path = target / name
+        before = path.read_text(encoding="utf-8") if path.exists() else None
+        after = None if remove else (hooks_dir() / name).read_text(encoding="utf-8")
+        plans.append(Plan(path, before, after, executable=name != "lib.sh", stop=stop))
+    return plans
 
 
 def git_hooks_dir(repo: Path) -> Path:
@@ -173,3 +226,15 @@ def plan_git(repo: Path, kroute_bin: Path) -> Plan:
             "Merge them by hand, then run kroute install git again",
         )
     return Plan(target, None, after, moves=((target, local),), executable=True)
+
+
+def plan_git_uninstall(repo: Path) -> Plan:
+    """Return the plan removing kroute's pre-commit hook, the hook it kept as
+    `pre-commit.local` moved back. A pre-commit hook that is not kroute's is left alone."""
+    directory = git_hooks_dir(repo)
+    target = directory / "pre-commit"
+    before = target.read_text(encoding="utf-8") if target.exists() else None
+    if before is None or GIT_MARKER not in before:
+        return Plan(target, before, before)
+    local = directory / "pre-commit.local"
+    return Plan(target, before, None, moves=((local, target),) if local.exists() else ())

@@ -125,6 +125,8 @@ class Recorder:
                 elapsed_us=int(elapsed * 1_000_000),
                 skip=skip,
             )
+            if engine.config.shadow_redact:
+                record = shadow.redacted(record)
             day = at.date().isoformat()
             if not shadow.append(shadow.log_path(self.state, self.repo_id, day), record):
                 self.losses.dropped += 1

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from router.logbook import report
+from router.logbook import report, shadow
 from router.logbook.report import diff_text as diff_text
 from router.logbook.report import replay_text as replay_text
 from router.logbook.report import stats_text as stats_text
@@ -84,17 +84,41 @@ def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts)
 
 
-def diff(records: Iterable[Record], from_version: str, to_version: str) -> dict[str, Any]:
-    """Return how the routes of tasks seen under both versions differ, comparing each
-    version's last route of a task: `{from, to, tasks: [{task, from: side, to: side,
+# What `diff` compares routes across: the record member, and how its error names it.
+AXES = {
+    "version": ("engine_version", "engine version", "Versions"),
+    "fingerprint": ("catalog_fingerprint", "catalog fingerprint", "Fingerprints"),
+}
+
+
+def axis_of(records: Iterable[Record], value: str) -> str:
+    """Return the axis (`AXES`) a `--from`/`--to` value names: "fingerprint" when some
+    record's catalog fingerprint is it and no record's engine version is, else "version"."""
+    versions, fingerprints = set(), set()
+    for record in records:
+        versions.add(record.get("engine_version"))
+        fingerprints.add(record.get("catalog_fingerprint"))
+    return "fingerprint" if value in fingerprints and value not in versions else "version"
+
+
+def diff(
+    records: Iterable[Record], from_version: str, to_version: str, by: str = "version"
+) -> dict[str, Any]:
+    """Return how the routes of tasks seen under both versions (or, `by="fingerprint"`, both
+    catalog fingerprints) differ, comparing each side's last route of a task: `{from, to,
+    by, tasks: [{task, from: side, to: side,
     changed, status, moved: [{id, from, to}], appeared: [{id, to}], vanished: [{id, from}]}],
     summary: {compared, changed, unchanged, moved, appeared, vanished, only_from, only_to}}`
     where a side is `{at, status, silence, pointers: [ids]}` and positions are 1-based.
-    Tasks are sorted by text. Raises ShadowError when a version logged no route."""
+    Tasks are sorted by text. Raises ShadowError when a side logged no route, or for an
+    unknown `by`."""
+    if by not in AXES:
+        raise ShadowError(f"diff by {by!r} is unknown", f"Use one of {', '.join(AXES)}")
+    member, label, plural = AXES[by]
     last: dict[str, dict[str, Record]] = {from_version: {}, to_version: {}}
     seen: set[str] = set()
     for record in records:
-        version = str(record.get("engine_version"))
+        version = str(record.get(member))
         seen.add(version)
         if version in last and not _skipped(record):
             last[version][str(record.get("task"))] = record
@@ -102,8 +126,8 @@ def diff(records: Iterable[Record], from_version: str, to_version: str) -> dict[
         if not last[version]:
             known = ", ".join(sorted(seen, key=version_key)) or "none"
             raise ShadowError(
-                f"no route was logged under engine version {version}",
-                f"Versions in the log: {known}",
+                f"no route was logged under {label} {version}",
+                f"{plural} in the log: {known}",
             )
     old, new = last[from_version], last[to_version]
     tasks = []
@@ -115,7 +139,53 @@ def diff(records: Iterable[Record], from_version: str, to_version: str) -> dict[
     summary = {"compared": len(tasks), "changed": changed, "unchanged": len(tasks) - changed}
     summary |= {k: sum(len(t[k]) for t in tasks) for k in ("moved", "appeared", "vanished")}
     summary |= {"only_from": len(old.keys() - new.keys()), "only_to": len(new.keys() - old.keys())}
-    return {"from": from_version, "to": to_version, "tasks": tasks, "summary": summary}
+    return {"from": from_version, "to": to_version, "by": by, "tasks": tasks, "summary": summary}
+
+
+def documents(records: Iterable[Record], catalog: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Return the per-document view of the log's routes: `{routes, offered: [{id, path,
+    offered, first}], never: [{id, path, kind}]}`: how often each id was offered (and offered
+    first), most offered first (id on ties), and the `catalog` entries (`Engine.listing`'s
+    `{id, path, kind}` rows) no logged route offered, in the catalog's order. Skipped
+    records are not routes."""
+    routes = 0
+    offered: Counter[str] = Counter()
+    first: Counter[str] = Counter()
+    paths: dict[str, str] = {}
+    for record in records:
+        if _skipped(record):
+            continue
+        routes += 1
+        pointers = _pointers(record)
+        for place, pointer in enumerate(pointers):
+            entry_id = str(pointer.get("id"))
+            offered[entry_id] += 1
+            first[entry_id] += place == 0
+            paths.setdefault(entry_id, str(pointer.get("path")))
+    ranked = sorted(offered, key=lambda i: (-offered[i], i))
+    return {
+        "routes": routes,
+        "offered": [
+            {"id": i, "path": paths[i], "offered": offered[i], "first": first[i]} for i in ranked
+        ],
+        "never": [
+            {"id": e["id"], "path": e["path"], "kind": e["kind"]}
+            for e in catalog
+            if e["id"] not in offered
+        ],
+    }
+
+
+def documents_text(view: Mapping[str, Any]) -> str:
+    """Return the per-document view as text: the offered ids, most offered first, then the
+    entries never offered. Ends without a newline."""
+    lines = [f"{view['routes']} routes; {len(view['offered'])} documents offered"]
+    lines += [
+        f"  {d['offered']:>6} ({d['first']} first)  {d['id']}  {d['path']}" for d in view["offered"]
+    ]
+    lines.append(f"never offered: {len(view['never'])}")
+    lines += [f"  {d['id']}  {d['path']} ({d['kind']})" for d in view["never"]]
+    return "\n".join(lines)
 
 
 def replay(
@@ -131,11 +201,15 @@ def replay(
 
     Returns `{tasks: [{task, request, at, match, control: side, candidate: side | None,
     status, moved, appeared, vanished, error}], summary: {tasks, matched, mismatched,
-    errored}}` (a side as in `diff`; match means same status, silence and pointer ids in
-    the same order)."""
+    errored}, redacted}` (a side as in `diff`; match means same status, silence and pointer
+    ids in the same order; `redacted` counts the routes logged redacted, which are skipped:
+    their task is a digest)."""
     latest: dict[bytes, Record] = {}
+    redacted = 0
     for record in records:
-        if not _skipped(record):
+        if shadow.is_redacted(record) and not _skipped(record):
+            redacted += 1  # its task is a digest: there is nothing to re-ask
+        elif not _skipped(record):
             key = orjson.dumps(
                 [record.get("task"), record.get("request")], option=orjson.OPT_SORT_KEYS
             )
@@ -162,6 +236,7 @@ def replay(
     return {
         "tasks": results,
         "summary": {**summary, "mismatched": len(results) - matched - errored},
+        "redacted": redacted,
     }
 
 

@@ -9,6 +9,7 @@ and count it; lines of older schemas are upgraded as they are read, never rewrit
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import re
 from collections import deque
@@ -111,6 +112,45 @@ def record(
         "elapsed_us": elapsed_us,
         "skip": skip,
     }
+
+
+DIGEST_PREFIX = "sha256:"
+DIGEST_HEX = 16  # 64 bits: enough to tell tasks apart in a review, too few to matter
+KEPT_EVIDENCE = ("by", "field", "rank", "of")  # what reached a pointer, but not the words
+
+
+def digest(value: str) -> str:
+    """Return `sha256:<first DIGEST_HEX hex digits>` of a text, "" for an empty one."""
+    if not value:
+        return ""
+    return DIGEST_PREFIX + hashlib.sha256(value.encode("utf-8")).hexdigest()[:DIGEST_HEX]
+
+
+def redacted(record: Record) -> Record:
+    """Return a record holding no words of the task (`[shadow] redact = true`): the task
+    and the text as digests, the evidence without its terms or anchors, the silence
+    without its sentence, and `redacted: true`. Replay cannot re-ask such a line."""
+    silence = record.get("silence")
+    pointers = [
+        {
+            **p,
+            "evidence": {k: v for k, v in (p.get("evidence") or {}).items() if k in KEPT_EVIDENCE},
+        }
+        for p in record.get("pointers") or []
+    ]
+    return {
+        **record,
+        "task": digest(str(record.get("task", ""))),
+        "text": digest(str(record.get("text", ""))),
+        "pointers": pointers,
+        "silence": {"reason": silence.get("reason")} if isinstance(silence, Mapping) else None,
+        "redacted": True,
+    }
+
+
+def is_redacted(record: Mapping[str, Any]) -> bool:
+    """Return whether a record was logged redacted (its task is a digest)."""
+    return record.get("redacted") is True
 
 
 def body(task: str, request: Mapping[str, Any]) -> dict[str, Any]:

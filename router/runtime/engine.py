@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.core import catalog, entry, pattern, render, score
+from router.core import catalog, entry, pattern, render, score, text, whynot
 from router.core import route as routing
 from router.core.catalog import Catalog
 from router.core.config import Config
 from router.core.index import Index
 from router.filters import intent, relevance, symbols
-from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk
+from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 
 
 class Engine:
@@ -47,16 +47,7 @@ class Engine:
 
         With `strategy: "auto"` the task is classified (DESIGN 9): the budget comes from the
         strategy unless the request gives one, and the intent is recorded in the answer."""
-        request = ask.request
-        if ask.focus is not None:
-            request = replace(request, focus=self.focus(ask.focus))
-        classified = None
-        if ask.auto:
-            classified = intent.classify(request.task, self.intent_defaults)
-            budget = request.budget
-            if not ask.budget_given and classified.skip != "short":
-                budget = classified.token_budget
-            request = replace(request, strategy=classified.strategy, budget=budget)
+        request, classified = self._prepare(ask)
         answer = self.assemble(request)
         extra: dict[str, Any] = {}
         if request.focus is not None:
@@ -64,6 +55,53 @@ class Engine:
         return self.document(
             answer, intent=intent.as_dict(classified) if classified else None, **extra
         )
+
+    def prepared(self, ask: RouteAsk) -> routing.Request:
+        """Return the request `route` assembles for `ask`: its focus read, and with `strategy:
+        "auto"` the strategy and (unless given) the budget the task's intent picks. Raises
+        RequestError for a focus that cannot be read as one."""
+        return self._prepare(ask)[0]
+
+    def _prepare(self, ask: RouteAsk) -> tuple[routing.Request, intent.Intent | None]:
+        request = ask.request
+        if ask.focus is not None:
+            request = replace(request, focus=self.focus(ask.focus))
+        if not ask.auto:
+            return request, None
+        classified = intent.classify(request.task, self.intent_defaults)
+        budget = request.budget
+        if not ask.budget_given and classified.skip != "short":
+            budget = classified.token_budget
+        return replace(request, strategy=classified.strategy, budget=budget), classified
+
+    def why_not(self, ask: WhyNotAsk) -> dict[str, Any]:
+        """Return why the entry `ask` names was or was not offered (`whynot.WhyNot.as_dict`),
+        with the engine version and catalog fingerprint. Raises whynot.UnknownEntry for an
+        entry the catalog lacks, RequestError for a bad request."""
+        request = self.prepared(ask.route)
+        answer = whynot.explain(self.index, self.config.taxonomy, request, ask.entry)
+        return {
+            **answer.as_dict(),
+            "task": request.task,
+            "engine": {"version": self.version},
+            "catalog": {"fingerprint": self.catalog.fingerprint, "entries": len(self.index)},
+        }
+
+    def listing(self, kind: str | None = None) -> dict[str, Any]:
+        """Return `{entries: [{id, path, kind, title, summary}]}` in path order (id on ties),
+        only the entries of `kind` when given (compared as route filters compare it)."""
+        wanted = text.normalize(kind) if kind else None
+        chosen = [
+            e
+            for e in sorted(self.index.entries(), key=lambda e: (e.path, e.id))
+            if wanted is None or text.normalize(e.kind) == wanted
+        ]
+        return {
+            "entries": [
+                {"id": e.id, "path": e.path, "kind": e.kind, "title": e.title, "summary": e.summary}
+                for e in chosen
+            ]
+        }
 
     def orientation(self) -> dict[str, Any]:
         """Return what a session start shows: roots, entries by kind, always-apply entries."""

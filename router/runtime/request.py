@@ -136,6 +136,36 @@ def explain(body: Any) -> ExplainAsk:
     return ExplainAsk(request, limit)
 
 
+@dataclass(frozen=True, slots=True)
+class WhyNotAsk:
+    """A why-not request: the entry (an id or a path) and the route request it is read from."""
+
+    entry: str
+    route: RouteAsk
+
+
+_WHY_NOT_USAGE = 'Send {"entry": "id-or-path", "task": "..."}'
+
+
+def why_not(body: Any, config: Config) -> WhyNotAsk:
+    """Return the why-not request of `{entry, task, ...the route request's members}`.
+    Raises RequestError for a missing entry or a malformed route member."""
+    body = members(body, _WHY_NOT_USAGE)
+    entry = body.get("entry")
+    if not isinstance(entry, str) or not entry.strip():
+        raise RequestError("`entry` is missing or not text", _WHY_NOT_USAGE)
+    return WhyNotAsk(entry.strip(), route(body, config))
+
+
+def catalog_kind(body: Any, query: Mapping[str, list[str]]) -> str | None:
+    """Return the kind a catalog listing asks for: `{"kind"}` in a body, else `?kind=` in
+    the URL, else None (every kind). Raises RequestError for a kind that is not text."""
+    if body is None:
+        asked = query.get("kind")
+        return asked[0] if asked and asked[0] else None
+    return _text(members(body, 'Send {"kind": "..."} or nothing'), "kind")
+
+
 def intent_text(body: Any) -> str:
     """Return the text of an intent request, `{text}` (or `{task}`). Raises RequestError."""
     body = members(body, 'Send {"text": "..."}')

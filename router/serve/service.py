@@ -21,12 +21,13 @@ import orjson
 
 from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
-from router.core import config, harness
+from router.core import config, harness, whynot
 from router.filters import intent, relevance
 from router.logbook import recorder as recorder_module
 from router.logbook.recorder import Recorder
 from router.runtime import request
 from router.runtime.engine import Engine
+from router.serve import session
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +86,9 @@ class App:
         self.recorder = recorder
         self.control = control
         self.routes = 0  # routes and hook events answered
+        # What each session was already shown. Only a daemon's app lives long enough to
+        # remember: the slow path's app answers one hook and is gone, so it repeats pointers.
+        self.sessions = session.Sessions()
 
     def answer(self, method: str, endpoint: str, body: bytes, source: str = "socket") -> Answer:
         """Return the answer to one request. Never raises: every failure becomes an error
@@ -152,6 +156,8 @@ class App:
             plan = harness.plan(name, event, harness.decode(body))
             document: dict[str, Any] | None = None
             skip = plan.skip
+            if plan.reset and plan.session:
+                self.sessions.reset(plan.session)
             if plan.kind == "orientation":
                 live = mode == "live"
                 return harness.render(name, event, plan, self.engine.orientation()) if live else ""
@@ -160,7 +166,12 @@ class App:
                     document = self.engine.route(request.route(plan.body, self.engine.config))
                 except KrouteError:
                     skip = "bad-request"
-            text = harness.render(name, event, plan, document)
+            shown = document
+            if document is not None and plan.session:
+                # Shadow mode remembers too: it logs what live mode would have injected.
+                kept = session.unrepeated(self.sessions, plan.session, document, self.engine.index)
+                shown = kept.document
+            text = harness.render(name, event, plan, shown)
         except Exception as error:  # a hook never harms the agent
             recorder_module.warn(f"hook {name}/{event} failed: {error!r}")
             return ""
@@ -191,6 +202,19 @@ class App:
         ask = request.relevance(request.decode(body))
         return relevance.answer(ask.focus, ask.chunks, ask.threshold)
 
+    def why_not(self, body: bytes, _call: Call) -> dict[str, Any]:
+        """Return why an entry was or was not offered for a route request (not logged: it
+        is no route emitted). An entry the catalog lacks is a 404."""
+        ask = request.why_not(request.decode(body), self.engine.config)
+        try:
+            return self.engine.why_not(ask)
+        except whynot.UnknownEntry as error:
+            raise Refusal(404, "unknown_entry", str(error)) from None
+
+    def catalog(self, body: bytes, call: Call) -> dict[str, Any]:
+        """Return the catalog's entries (`{kind}` in the body or `?kind=` narrows them)."""
+        return self.engine.listing(request.catalog_kind(request.decode(body), call.query))
+
     def status(self, _body: bytes, call: Call) -> dict[str, Any]:
         return self._daemon(call).status()
 
@@ -214,6 +238,8 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
     "/v1/explain": {"POST": App.explain},
     "/v1/intent": {"POST": App.classify},
     "/v1/matrix/relevance": {"POST": App.relevance},
+    "/v1/why-not": {"POST": App.why_not},
+    "/v1/catalog": {"GET": App.catalog, "POST": App.catalog},
     "/v1/status": {"GET": App.status},
     "/v1/diagnostics": {"GET": App.diagnostics},
     "/v1/reload": {"POST": App.reload},

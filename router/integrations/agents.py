@@ -1,0 +1,173 @@
+"""The agent harnesses kroute wires its hooks into (Claude Code, Codex CLI, Gemini CLI): their
+settings files by scope, their events, and the commands written for each scope.
+
+A project install is shared through the repository, so it names nothing of this machine:
+the shims are copied under the harness's own directory (`.claude/hooks/kroute/`, found
+through the project-dir variable the harness sets) and find `kroute-hook` on PATH and the
+daemon's socket themselves (hooks/lib.sh). A local or user install is personal: it names
+this interpreter's `kroute-hook` and the shipped shims by absolute path (a version-manager
+shim on PATH costs tens of milliseconds), and a local one the daemon's socket too."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from router.integrations.install import (
+    MARKER,
+    InstallError,
+    Plan,
+    command,
+    dump,
+    hooks_dir,
+    merge_hooks,
+    plan_shims,
+    read_settings,
+    unmerge_hooks,
+)
+
+HOOK_BIN_ON_PATH = "kroute-hook"  # what a project install runs: whatever PATH finds
+SHIM_DIR = Path("hooks") / "kroute"  # under the harness directory, for a project install
+SCOPES = ("project", "local", "user")
+
+
+@dataclass(frozen=True, slots=True)
+class Harness:
+    """One agent harness: where its hook settings live and what kroute answers there."""
+
+    name: str
+    directory: str  # the harness's directory, in the repository and under HOME
+    project_file: str  # the settings file's name in `directory`, per scope
+    local_file: str | None  # None: the harness has no personal per-project file
+    user_file: str
+    events: tuple[tuple[str, str | None, str], ...]  # (event, matcher, shim file)
+    timeout: int  # in the harness's unit: a backstop, the hook bounds itself at 1 s
+    project_dir: str  # a shell word expanding to the repository root, as the hook runs
+
+    def settings(self, scope: str, root: Path, home: Path) -> Path:
+        """Return the settings file of a scope. Raises InstallError for a scope the harness
+        does not have."""
+        if scope == "user":
+            return home / self.directory / self.user_file
+        if scope == "local":
+            if self.local_file is None:
+                raise InstallError(
+                    f"{self.name} has no personal per-project settings file",
+                    "Use --project (shared) or --user",
+                )
+            return root / self.directory / self.local_file
+        return root / self.directory / self.project_file
+
+
+HARNESSES = {
+    "claude": Harness(
+        "claude",
+        ".claude",
+        "settings.json",
+        "settings.local.json",
+        "settings.json",
+        (
+            ("UserPromptSubmit", None, "user-prompt-submit"),
+            ("SessionStart", None, "session-start"),
+            ("PreToolUse", "Edit|Write|Read", "pre-tool-use"),
+        ),
+        5,  # seconds
+        '"$CLAUDE_PROJECT_DIR"',
+    ),
+    "codex": Harness(
+        "codex",
+        ".codex",
+        "hooks.json",
+        None,
+        "hooks.json",
+        (
+            ("SessionStart", None, "session-start"),
+            ("UserPromptSubmit", None, "user-prompt-submit"),
+            # Codex sends Bash and apply_patch here; only a patch names files to route
+            ("PreToolUse", None, "pre-tool-use"),
+        ),
+        5,  # seconds
+        # Codex sets no project-dir variable; it runs hooks in the session's directory
+        '"$(git rev-parse --show-toplevel)"',
+    ),
+    "gemini": Harness(
+        "gemini",
+        ".gemini",
+        "settings.json",
+        None,
+        "settings.json",
+        (
+            ("SessionStart", None, "session-start"),
+            ("BeforeAgent", None, "before-agent"),
+            # BeforeTool cannot add context; AfterTool appends it to the tool's result
+            ("AfterTool", "read_file|write_file|replace", "after-tool"),
+        ),
+        5000,  # milliseconds
+        '"$GEMINI_PROJECT_DIR"',
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """What a personal (local or user) install names by absolute path."""
+
+    hook_bin: Path
+    version: str
+    socket: Path | None = None  # local scope only: the daemon of this repository
+
+
+def plan_install(
+    harness: Harness, scope: str, root: Path, home: Path, machine: Machine, shadow: bool
+) -> list[Plan]:
+    """Return the plans installing a harness's hooks in a scope: the settings file merged
+    (other hooks untouched) and, for a project install, the shims copied into the
+    repository. Raises InstallError for a settings file that cannot be merged safely."""
+    path = harness.settings(scope, root, home)
+    before, settings = read_settings(path)
+    mode = {"KROUTE_MODE": "shadow"} if shadow else {}
+    commands = {}
+    for event, matcher, shim in harness.events:
+        if scope == "project":
+            env = {MARKER[:-1]: HOOK_BIN_ON_PATH, **mode}
+            relative = _shim_dir(harness) / harness.name / shim
+            word = f"{harness.project_dir}/{shlex.quote(str(relative))}"
+        else:
+            env = {MARKER[:-1]: str(machine.hook_bin), "KROUTE_VERSION": machine.version}
+            if scope == "local" and machine.socket is not None:
+                env["KROUTE_SOCKET"] = str(machine.socket)
+            env.update(mode)
+            word = shlex.quote(str(hooks_dir() / harness.name / shim))
+        commands[event] = (matcher, command(env, word))
+    merge_hooks(settings, commands, harness.timeout)
+    plans = [Plan(path, before, dump(settings))]
+    if scope == "project":
+        shims = [shim for _, _, shim in harness.events]
+        plans += plan_shims(root / _shim_dir(harness), harness.name, shims, root, remove=False)
+    return plans
+
+
+def plan_uninstall(harness: Harness, scope: str, root: Path, home: Path) -> list[Plan]:
+    """Return the plans taking out exactly what `plan_install` put in: kroute's entries (a
+    settings file left empty is removed, as install created it) and a project's shims.
+    Raises InstallError for a settings file that cannot be read safely."""
+    path = harness.settings(scope, root, home)
+    before, settings = read_settings(path)
+    untouched = dump(settings)
+    unmerge_hooks(settings, [event for event, _, _ in harness.events])
+    after: str | None = dump(settings) if settings else None
+    if dump(settings) == untouched:  # nothing of kroute's there: the file stays as it is
+        after = before
+    stop = root if scope != "user" else home
+    plans = [Plan(path, before, after, stop=stop)]
+    if scope == "project":
+        shims = [shim for _, _, shim in harness.events]
+        copies = plan_shims(root / _shim_dir(harness), harness.name, shims, root, remove=True)
+        plans += [plan for plan in copies if plan.before is not None]
+    return plans
+
+
+def _shim_dir(harness: Harness) -> Path:
+    """Return where a project install copies the shims, relative to the repository."""
+    return Path(harness.directory) / SHIM_DIR
