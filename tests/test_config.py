@@ -142,6 +142,12 @@ def test_shipped_configs_load() -> None:
         ('[shelves]\n"docs/**" = 3', ['shelves."docs/**"', "kind"]),
         ('[shelves]\n"docs/adr/**" = ""', ['shelves."docs/adr/**"']),
         ('[shelves]\n"docs/adr/**" = ["decision"]', ['shelves."docs/adr/**"']),
+        ("daemon = 30", ["`daemon`", "table"]),
+        ("[daemon]\nidle_minutes = -1", ["daemon.idle_minutes", "-1"]),
+        ('[daemon]\nidle_minutes = "30"', ["daemon.idle_minutes"]),
+        ("[daemon]\nidle_minutes = true", ["daemon.idle_minutes"]),
+        ("[daemon]\nidle_minutes = inf", ["daemon.idle_minutes", "inf"]),
+        ("[daemon]\nidle_minutes = nan", ["daemon.idle_minutes", "nan"]),
     ],
 )
 def test_config_errors_name_the_member(tmp_path: Path, body: str | bytes, names: list[str]) -> None:
@@ -162,3 +168,18 @@ def test_missing_file_is_a_config_error(tmp_path: Path) -> None:
 def test_kinds_without_purposes_are_not_checked(tmp_path: Path) -> None:
     cfg = config.load(write(tmp_path, '[kinds]\ndecision = "rationale"'))
     assert cfg.taxonomy.kinds == (("decision", "rationale"),)
+
+
+@pytest.mark.parametrize(
+    ("body", "minutes"),
+    [
+        ("", 30.0),
+        ("[daemon]\nidle_minutes = 5", 5.0),
+        ("[daemon]\nidle_minutes = 0.5", 0.5),
+        ("[daemon]\nidle_minutes = 0", 0.0),
+    ],
+)
+def test_daemon_idle_minutes(tmp_path: Path, body: str, minutes: float) -> None:
+    """Defect 17: a daemon exits after `[daemon] idle_minutes` without a request (default 30,
+    0 for never)."""
+    assert config.load(write(tmp_path, body)).idle_minutes == minutes

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import stat
@@ -13,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -391,3 +393,317 @@ def test_a_route_is_logged_after_its_answer_even_when_the_client_hangs_up(
         )
     assert eventually(lambda: logged()[-1:] == ["retry a failed delivery"])
     assert pointer_ids(running, "rotate the webhook signing key")  # still serving
+
+
+# -- the watcher against the moves git and editors make (defects 10, 11, 12) --------------------
+
+# Generous: a loaded machine may take seconds to settle; a daemon that never converges fails.
+CONVERGE_SECONDS = 30.0
+ROUNDS = 5  # each move is repeated: a watch that survives one move may not survive the next
+NEW_DOC = "---\nid: TW-NEW-{n}\ntitle: New {n}\nsummary: {words}\n---\n"
+
+
+def cold_fingerprint(repo: Path) -> str:
+    """Return the fingerprint a cold load of the repository's catalog gives."""
+    from router.core import config
+    from router.runtime.engine import Engine
+
+    return Engine.load(config.load((repo / "kroute.toml").resolve())).catalog.fingerprint
+
+
+def daemon_status(target: client.Target) -> dict[str, Any]:
+    return client.call(target, "GET", "/v1/status").json()
+
+
+def converges(target: client.Target, repo: Path) -> None:
+    """Wait until the daemon's index fingerprint equals a cold load's (not a timing check)."""
+    want = cold_fingerprint(repo)
+    assert eventually(lambda: daemon_status(target)["fingerprint"] == want, CONVERGE_SECONDS), (
+        f"daemon {daemon_status(target)['fingerprint']} != cold load {want}"
+    )
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Save as editors do: write a temporary file beside it, then rename it over."""
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_text(text)
+    os.replace(temp, path)
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+
+BRANCH_CHANGES = 100
+
+
+@pytest.fixture
+def git_repo(repo: Path) -> Path:
+    """The demo as a git repository with a branch `other` that changes 100 catalog files:
+    10 documents deleted, 90 added in 10 new directories."""
+    git(repo, "init", "-q")
+    git(repo, "checkout", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "main")
+    git(repo, "checkout", "-q", "-b", "other")
+    gone = sorted((repo / "docs").rglob("*.md"))[:10]
+    for path in gone:
+        path.unlink()
+    for n in range(BRANCH_CHANGES - len(gone)):
+        new = repo / "docs" / "generated" / f"group-{n % 10}" / f"doc-{n}.md"
+        new.parent.mkdir(parents=True, exist_ok=True)
+        new.write_text(NEW_DOC.format(n=n, words=f"generated branch document {n}"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "other")
+    git(repo, "checkout", "-q", "main")
+    return repo
+
+
+def started(repo: Path, **env: str) -> client.Target:
+    result = kroute("start", cwd=repo, env=env)
+    assert result.returncode == 0, result.stderr
+    return client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
+
+
+def delete_and_recreate_root(repo: Path, n: int, settle: Callable[[], None]) -> None:
+    saved = repo.parent / f"saved-docs-{n}"
+    shutil.copytree(repo / "docs", saved)
+    shutil.rmtree(repo / "docs")
+    settle()
+    shutil.copytree(saved, repo / "docs")
+    settle()
+    (repo / "docs" / f"after-{n}.md").write_text(NEW_DOC.format(n=n, words=f"recreated {n}"))
+
+
+def rm_rf_and_git_checkout_root(repo: Path, n: int, settle: Callable[[], None]) -> None:
+    subprocess.run("rm -rf docs && git checkout docs", shell=True, cwd=repo, check=True)
+    settle()
+    atomic_write(repo / "docs" / "how-to" / "late.md", NEW_DOC.format(n=n, words=f"late {n}"))
+
+
+def rename_root_away_and_back(repo: Path, n: int, settle: Callable[[], None]) -> None:
+    (repo / "docs").rename(repo / "docs.away")
+    settle()
+    (repo / "docs.away" / f"while-away-{n}.md").write_text(NEW_DOC.format(n=n, words="away"))
+    (repo / "docs.away").rename(repo / "docs")
+    settle()
+    (repo / "docs" / f"back-{n}.md").write_text(NEW_DOC.format(n=n, words=f"back {n}"))
+
+
+def checkout_other_branch_and_back(repo: Path, n: int, settle: Callable[[], None]) -> None:
+    git(repo, "checkout", "-q", "-f", "other")
+    settle()
+    git(repo, "checkout", "-q", "-f", "main")
+
+
+def atomic_save_of_a_document(repo: Path, n: int, settle: Callable[[], None]) -> None:
+    path = repo / "docs" / "how-to" / "rotate-webhook-signing-key.md"
+    text = path.read_text()
+    atomic_write(path, text.replace("summary: ", f"summary: saved {n} ", 1))
+
+
+def atomic_save_of_the_config(repo: Path, n: int, settle: Callable[[], None]) -> None:
+    path = repo / "kroute.toml"
+    text = path.read_text()
+    atomic_write(path, text.replace("exclude = []", 'exclude = ["docs/how-to/**"]'))
+    settle()
+    atomic_write(path, text)
+
+
+MOVES = {
+    "delete and recreate a root": delete_and_recreate_root,
+    "rm -rf and git checkout a root": rm_rf_and_git_checkout_root,
+    "rename a root away and back": rename_root_away_and_back,
+    "git checkout of a branch changing 100 files": checkout_other_branch_and_back,
+    "atomic save of a document": atomic_save_of_a_document,
+    "atomic save of the config": atomic_save_of_the_config,
+}
+
+
+@pytest.mark.parametrize("move", MOVES.values(), ids=list(MOVES))
+def test_the_index_converges_to_a_cold_load_after_each_move(
+    git_repo: Path, move: Callable[[Path, int, Callable[[], None]], None]
+) -> None:
+    """Defect 12 (covering 10 and 11): after each move, five times over, the daemon's index
+    is the one a cold load gives."""
+    target = started(git_repo)
+    converges(target, git_repo)
+    for n in range(ROUNDS):
+        move(git_repo, n, lambda: converges(target, git_repo))
+        converges(target, git_repo)
+    assert daemon_status(target)["config_error"] is None
+
+
+def test_a_root_deleted_and_recreated_is_watched_again(running: client.Target, repo: Path) -> None:
+    """Defect 10: entries come back, and new documents are seen, also after a reload."""
+    entries = daemon_status(running)["entries"]
+    saved = repo.parent / "saved-docs"
+    shutil.copytree(repo / "docs", saved)
+    shutil.rmtree(repo / "docs")
+    shutil.copytree(saved, repo / "docs")
+    assert eventually(lambda: daemon_status(running)["entries"] == entries, CONVERGE_SECONDS)
+    (repo / "docs" / "otter.md").write_text(NEW_DOC.format(n=1, words="otter raft kelp"))
+    assert eventually(lambda: pointer_ids(running, "otter raft kelp") == ["TW-NEW-1"])
+    assert client.call(running, "POST", "/v1/reload").status == 200
+    (repo / "docs" / "heron.md").write_text(NEW_DOC.format(n=2, words="heron wading marsh"))
+    assert eventually(lambda: pointer_ids(running, "heron wading marsh") == ["TW-NEW-2"])
+
+
+def test_every_atomic_save_of_the_config_is_applied(git_repo: Path) -> None:
+    """Defect 11: a first and a second `sed -i`, then a `git checkout kroute.toml`."""
+    target = started(git_repo)
+    entries = daemon_status(target)["entries"]
+    sed = ["sed", "-i", r's|^exclude = \[\]|exclude = ["docs/how-to/**"]|', "kroute.toml"]
+    subprocess.run(sed, cwd=git_repo, check=True)
+    assert eventually(lambda: daemon_status(target)["entries"] < entries, CONVERGE_SECONDS)
+    excluded = daemon_status(target)["entries"]
+    unsed = ["sed", "-i", r"s|^exclude = .*|exclude = []|", "kroute.toml"]
+    subprocess.run(unsed, cwd=git_repo, check=True)
+    assert eventually(lambda: daemon_status(target)["entries"] == entries, CONVERGE_SECONDS)
+    subprocess.run(sed, cwd=git_repo, check=True)
+    assert eventually(lambda: daemon_status(target)["entries"] == excluded, CONVERGE_SECONDS)
+    git(git_repo, "checkout", "kroute.toml")
+    assert eventually(lambda: daemon_status(target)["entries"] == entries, CONVERGE_SECONDS)
+    converges(target, git_repo)
+
+
+def test_an_invalid_config_shows_in_status_and_diagnostics(
+    running: client.Target, repo: Path
+) -> None:
+    """Defect 11: invalid TOML is reported by /v1/status and /v1/diagnostics, the last good
+    config stays in force, and a fixed file clears the error."""
+    before = daemon_status(running)
+    assert before["config_error"] is None
+    config_file = repo / "kroute.toml"
+    good = config_file.read_text()
+    atomic_write(config_file, good.replace("exclude = []", "exclude = [", 1))
+    assert eventually(lambda: daemon_status(running)["config_error"] is not None)
+    status = daemon_status(running)
+    assert "not valid TOML" in status["config_error"]
+    assert status["errors"] == before["errors"] + 1
+    assert status["fingerprint"] == before["fingerprint"]
+    found = client.call(running, "GET", "/v1/diagnostics").json()["diagnostics"]
+    assert [d["severity"] for d in found if d["path"] == "kroute.toml"] == ["error"]
+    assert pointer_ids(running, "rotate the webhook signing key")
+    atomic_write(config_file, good.replace("exclude = []", 'exclude = ["docs/how-to/**"]', 1))
+    assert eventually(lambda: daemon_status(running)["config_error"] is None)
+    converges(running, repo)
+
+
+# -- parsing outside the lock (defect 5b) -----------------------------------------------------
+
+
+def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defect 5b: while a changed file is being read and parsed, routes are answered."""
+    from router.base import paths
+    from router.core import catalog, config
+    from router.serve import daemon
+
+    cfg = config.load((repo / "kroute.toml").resolve())
+    service = daemon.Service(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    slow = repo / "docs" / "how-to" / "slow.md"
+    slow.write_text(NEW_DOC.format(n=9, words="sloth molasses glacier"))
+    reading, release = threading.Event(), threading.Event()
+    read = catalog.read
+
+    def stalled(config: config.Config, relpath: str) -> object:
+        if relpath.endswith("slow.md"):
+            reading.set()
+            release.wait(30)
+        return read(config, relpath)
+
+    monkeypatch.setattr(catalog, "read", stalled)
+    change = threading.Thread(target=service.apply, args=({slow},))
+    change.start()
+    try:
+        assert reading.wait(10)
+        answered: list[int] = []
+        body = b'{"task": "rotate the webhook signing key"}'
+        route = threading.Thread(
+            target=lambda: answered.append(service.dispatch("POST", "/v1/route", body)[0])
+        )
+        route.start()
+        route.join(10)
+        assert answered == [200], "a route waited for a file being parsed"
+    finally:
+        release.set()
+        change.join(30)
+    assert service.dispatch("GET", "/v1/status", b"")[1]["updates"] == 1
+    routed = service.dispatch("POST", "/v1/route", b'{"task": "sloth molasses glacier"}')[1]
+    assert [p["id"] for p in routed["pointers"]] == ["TW-NEW-9"]
+
+
+# -- exiting on its own (defect 17) -----------------------------------------------------------
+
+
+def test_an_idle_daemon_exits(repo: Path) -> None:
+    """Defect 17: `[daemon] idle_minutes` in kroute.toml; no request for that long, it exits."""
+    config_file = repo / "kroute.toml"
+    config_file.write_text(config_file.read_text() + "\n[daemon]\nidle_minutes = 0.02\n")
+    target = started(repo)
+    pid = json.loads(target.places.status.read_text())["pid"]
+    assert daemon_status(target)["idle_exit_s"] == pytest.approx(1.2)
+    assert eventually(lambda: not client.alive(pid), CONVERGE_SECONDS)
+    assert not target.places.status.exists() and not target.places.socket.exists()
+    assert "idle" in target.places.log.read_text()
+
+
+def test_requests_keep_a_daemon_alive_until_it_idles(repo: Path) -> None:
+    """Defect 17: KROUTE_IDLE_SECONDS (for tests) overrides the config; each request restarts
+    the idle clock."""
+    target = started(repo, KROUTE_IDLE_SECONDS="2")
+    pid = json.loads(target.places.status.read_text())["pid"]
+    assert daemon_status(target)["idle_exit_s"] == 2
+    until = time.monotonic() + 5
+    while time.monotonic() < until:
+        assert pointer_ids(target, "retry a failed delivery")
+        time.sleep(0.2)
+    assert client.alive(pid)
+    assert eventually(lambda: not client.alive(pid), CONVERGE_SECONDS)
+
+
+def test_a_daemon_exits_when_its_root_disappears(repo: Path) -> None:
+    """Defect 17: the repository directory removed, the daemon has nothing to serve."""
+    target = started(repo)
+    pid = json.loads(target.places.status.read_text())["pid"]
+    shutil.rmtree(repo)
+    assert eventually(lambda: not client.alive(pid), CONVERGE_SECONDS)
+    assert "root directory is gone" in target.places.log.read_text()
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "inf", "nan"])
+def test_a_bad_idle_override_is_refused(repo: Path, value: str) -> None:
+    """Defect 17: KROUTE_IDLE_SECONDS must be a number of seconds; serve refuses to start."""
+    from router.base.errors import ConfigError
+    from router.core import config
+    from router.serve import daemon
+
+    cfg = config.load((repo / "kroute.toml").resolve())
+    with pytest.raises(ConfigError, match="KROUTE_IDLE_SECONDS"):
+        daemon.serve(cfg, {**os.environ, "KROUTE_IDLE_SECONDS": value})
+
+
+def test_a_full_disk_under_the_shadow_log_never_fails_a_route(running: client.Target) -> None:
+    """Issue 13, defect 8: with the day's log on a full disk, routes and hooks still answer,
+    and the daemon counts what it could not write."""
+    import datetime
+
+    directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), running.places.key)
+    directory.mkdir(parents=True, exist_ok=True)
+    for offset in (0, 1):  # today, and tomorrow should the day turn during the test
+        day = datetime.datetime.now(datetime.UTC).date() + datetime.timedelta(days=offset)
+        (directory / f"{day.isoformat()}.jsonl").symlink_to("/dev/full")
+    code, doc = curl(running, "/v1/route", "-d", '{"task": "rotate the webhook signing key"}')
+    assert code == 200 and doc["pointers"]
+    assert pointer_ids(running, "retry a failed delivery")
+    status = client.call(running, "GET", "/v1/status").json()
+    assert eventually(
+        lambda: client.call(running, "GET", "/v1/status").json()["shadow"]["unwritten"] >= 2
+    )
+    assert status["entries"] > 0

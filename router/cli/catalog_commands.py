@@ -42,7 +42,7 @@ def _count(n: int, one: str, many: str = "") -> str:
 @catalog_option
 @config_option
 @json_option
-@click.option("--explain", is_flag=True, help="Print seed 1's explain record (score rows).")
+@click.option("--explain", is_flag=True, help="Print the annex router's score rows.")
 @click.option("--budget", type=click.IntRange(min=1), help="Pointers to offer (default 5).")
 @click.option("--limit", type=click.IntRange(min=1), help="Rows of --explain to keep.")
 @click.option("--domain", help="Only entries whose routing names this domain.")
@@ -219,7 +219,7 @@ def eval_command(
     config_file: Path | None,
     as_json: bool,
 ) -> None:
-    """Run seed 1's fixture cases in DIRECTORY (exit 1 when one fails), or score a judged
+    """Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score a judged
     set (--judged) or a labelled intent set (--intent)."""
     if sum(x is not None for x in (directory, judged, intent_file)) != 1:
         raise click.UsageError("give one of: a case DIRECTORY, --judged FILE, --intent FILE")

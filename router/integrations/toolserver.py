@@ -114,7 +114,7 @@ class Tools:
         return {key: document[key] for key in ROUTE_KEYS if key in document}
 
     def explain(self, task: str) -> dict[str, Any]:
-        """Return seed 1's explain record of a task: every scored row and why."""
+        """Return the annex router's explain record of a task: every scored row and why."""
         document: dict[str, Any] = self.ask("/v1/explain", {"task": task})
         return document
 
@@ -188,7 +188,7 @@ def build(tools: Tools) -> "MCPServer":
 
     @server.tool(name="explain", annotations=read_only)
     def explain(task: Task) -> dict[str, Any]:
-        """Every scored row for a task and its score breakdown (seed 1's explain record)."""
+        """Every scored row for a task and its score breakdown, in four fixed tiers."""
         return answered(lambda: tools.explain(task))
 
     @server.tool(name="governing", annotations=read_only)

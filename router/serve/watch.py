@@ -1,12 +1,20 @@
-"""The one seam between the daemon and the file-watching library (watchfiles).
+"""The one seam between the daemon and the file-watching library (watchfiles), and the
+re-arming that keeps the watches on the paths the daemon means.
+
+A watch follows an inode, not a path: when a watched root is deleted and recreated (`rm -rf
+docs && git checkout docs`), renamed away, or a watched file is replaced by an atomic save
+(`sed -i`, an editor writing a temporary file and renaming it over), the watch is left on
+something that is no longer there. `follow` notices that and sets the watches afresh.
 
 Tests replace `changes` with a function of the same shape; nothing else imports watchfiles.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 # Measured here: watchfiles yields a change in about 9 ms with these settings (DESIGN 10);
@@ -15,15 +23,34 @@ DEBOUNCE_MS = 10
 STEP_MS = 5
 # How often the watcher wakes with nothing to report: its first wake says its watches are
 # set, which the daemon waits for before it answers (a file written right after `kroute
-# start` returns must be seen).
+# start` returns must be seen). Every wake also checks that the watched paths are still the
+# ones watched, so a replaced root or config is re-armed within about this long.
 IDLE_MS = 50
+# After the watches could not be set (a path vanished between naming and watching it), wait
+# this long before trying again, so a path that keeps vanishing does not spin the watcher.
+RETRY_SECONDS = 0.05
 
-Changes = Callable[[Sequence[Path], threading.Event], Iterator[set[Path]]]
+Changes = Callable[[Sequence[Path], threading.Event], Generator[set[Path], None, None]]
+# What a watch is bound to, per target: (device, inode), or None for a missing path. An inode
+# number can be reused by a directory recreated at once, so a change naming the target itself
+# also re-arms.
+Identity = tuple[tuple[Path, tuple[int, int] | None], ...]
 
 
-def changes(targets: Sequence[Path], stop: threading.Event) -> Iterator[set[Path]]:
-    """Yield sets of changed paths under `targets` until `stop` is set; an empty set now
-    and then says the watches are in place and nothing changed."""
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """What `follow` reports: changed paths, or (`resync`) that the watches were set afresh
+    and whatever changed meanwhile is unknown, so everything must be read again."""
+
+    paths: frozenset[Path] = frozenset()
+    resync: bool = False
+
+
+def changes(targets: Sequence[Path], stop: threading.Event) -> Generator[set[Path], None, None]:
+    """Yield sets of changed paths under `targets` (which must exist) until `stop` is set;
+    an empty set now and then says the watches are in place and nothing changed.
+
+    Raises OSError (FileNotFoundError) when a target is missing as the watches are set."""
     import watchfiles  # imported here so that importing the daemon module stays cheap
 
     for batch in watchfiles.watch(
@@ -36,3 +63,62 @@ def changes(targets: Sequence[Path], stop: threading.Event) -> Iterator[set[Path
         raise_interrupt=False,
     ):
         yield {Path(path) for _, path in batch}
+
+
+def identity(targets: Sequence[Path]) -> Identity:
+    """Return what a watch set on each target now would be bound to: its (device, inode),
+    or None when it is missing."""
+    marks: list[tuple[Path, tuple[int, int] | None]] = []
+    for path in targets:
+        try:
+            info = path.stat()
+        except OSError:
+            marks.append((path, None))
+            continue
+        marks.append((path, (info.st_dev, info.st_ino)))
+    return tuple(marks)
+
+
+def follow(
+    targets: Callable[[], Sequence[Path]],
+    stop: threading.Event,
+    rearm: threading.Event,
+    watch: Changes = changes,
+) -> Iterator[Batch]:
+    """Yield batches of changes under the paths `targets()` names until `stop` is set.
+
+    Only the named paths that exist are watched. The watches are set afresh when `targets()`
+    names other paths; when a named path is gone, appeared, or is another file or directory
+    than the one watched (deleted and recreated, renamed away and back, replaced by an atomic
+    save); when a change names a target itself (the way a deletion or replacement shows even
+    when the new directory or file reuses the old inode number); and when `rearm` is set.
+    Once the new watches are in place a `resync` batch follows, since changes made meanwhile
+    were not seen. The first batch (empty) says the first watches are in place. A failure
+    to set the watches is logged and retried."""
+    resync = False
+    while not stop.is_set():
+        rearm.clear()
+        wanted = list(targets())
+        armed = identity(wanted)
+        present = [path for path, mark in armed if mark is not None]
+        stream = watch(present, stop) if present else _quiet(stop)
+        try:
+            for paths in stream:
+                named = not paths.isdisjoint(wanted)  # a target itself went, or was replaced
+                if named or rearm.is_set() or identity(list(targets())) != armed:
+                    break  # this batch is covered by the resync after re-arming
+                yield Batch(resync=True) if resync else Batch(frozenset(paths))
+                resync = False
+        except OSError as error:
+            print(f"watch not set on {', '.join(map(str, present))}: {error}", file=sys.stderr)
+            stop.wait(RETRY_SECONDS)
+        finally:
+            stream.close()
+        resync = True
+
+
+def _quiet(stop: threading.Event) -> Generator[set[Path], None, None]:
+    """Yield an empty set every IDLE_MS until `stop` is set: nothing to watch, but the
+    named paths are still checked for appearing."""
+    while not stop.wait(IDLE_MS / 1000):
+        yield set()
