@@ -1,7 +1,8 @@
 # Shared by the kroute hook shims (sourced, not run). `kroute_socket` sets `found` to the
 # socket of the daemon that serves the repository around $CLAUDE_PROJECT_DIR or
 # $GEMINI_PROJECT_DIR (else the working directory), named as router/base/protocol.py names
-# it (a test pins the two): a hash of the repository root and its kroute.toml. It returns 1 when there is none, or when
+# it (a test pins the two), found through the `<key>.root` file the daemon writes beside it.
+# It returns 1 when there is none (no daemon runs), or when
 # the socket or its directory is not the user's own (another user may have created them
 # first to catch the prompts sent there): then the caller falls back to kroute-hook, whose
 # client names the problem. Every process spawned costs about a millisecond, so the common
@@ -27,12 +28,24 @@ kroute_socket() {
     case $dir in */*[!/]*) dir=${dir%/*} ;; *) return 1 ;; esac
     [ -n "$dir" ] || return 1
   done
-  root=$(cd "$dir" && pwd -P) || return 1
-  key=$( { printf '%s\000%s' "$root" "$root/kroute.toml" | sha256sum 2>/dev/null \
-    || printf '%s\000%s' "$root" "$root/kroute.toml" | shasum -a 256; } | cut -c1-12) || return 1
+  # `cd -P` leaves the physical path in $PWD: no subshell for `pwd -P`
+  here=$PWD
+  cd -P "$dir" 2>/dev/null || return 1
+  root=$PWD
+  cd "$here" 2>/dev/null
   if [ -n "${XDG_RUNTIME_DIR:-}" ]; then run="$XDG_RUNTIME_DIR/kroute"; else run="/tmp/kroute-$(id -u)"; fi
-  sock="$run/$key.sock"
-  [ "${#sock}" -le 100 ] || sock="/tmp/kroute-$(id -u)/$key.sock"
-  found=$sock
-  kroute_own_socket
+  # as paths.places: a runtime dir too deep for a socket path falls back to /tmp
+  [ "${#run}" -le 82 ] || run="/tmp/kroute-$(id -u)"
+  # each daemon names its root and config beside its socket (<key>.root): reading them is
+  # builtins only, where hashing the root in shell would spawn three processes
+  for file in "$run"/*.root; do
+    [ -f "$file" ] || continue
+    { read -r served_root && read -r served_config; } < "$file" || continue
+    if [ "$served_root" = "$root" ] && [ "$served_config" = "$root/kroute.toml" ]; then
+      found=${file%.root}.sock
+      kroute_own_socket
+      return
+    fi
+  done
+  return 1
 }

@@ -53,6 +53,7 @@ from typing import Any
 
 from router import __version__
 from router.core import config
+from router.runtime import request
 from router.runtime.engine import Engine
 from router.serve import client
 
@@ -696,7 +697,7 @@ def bench_size(
     in_process = []
     for task in work:
         t0 = time.perf_counter()
-        engine.route({"task": task})
+        engine.route(request.route({"task": task}, cfg))
         in_process.append(time.perf_counter() - t0)
     del engine
 

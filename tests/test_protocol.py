@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from router.base import protocol
+from router.base import paths, protocol
 
 from conftest import REPO
 
@@ -66,15 +66,29 @@ def test_the_shims_name_the_socket_as_python_does(tmp_path: Path, runtime: str) 
         env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
     elif runtime == "deep":  # too long for a socket path: both fall back to /tmp
         env["XDG_RUNTIME_DIR"] = str(tmp_path / ("d" * 90))
-    shell = subprocess.run(
-        ["sh", "-c", '. "$0"; kroute_socket; printf %s "$found"', str(REPO / "hooks" / "lib.sh")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=10,
-    )
-    expected = protocol.places_of(repo, repo / "kroute.toml", env).socket
-    assert shell.stdout == str(expected)
+    places = protocol.places_of(repo, repo / "kroute.toml", env)
+
+    def shim_finds() -> str:
+        return subprocess.run(
+            [
+                "sh",
+                "-c",
+                '. "$0"; kroute_socket; printf %s "$found"',
+                str(REPO / "hooks" / "lib.sh"),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
+
+    assert shim_finds() == ""  # no daemon has named this root: no socket to try
+    paths.private_dir(places.runtime)
+    protocol.write_root(places, repo, repo / "kroute.toml")  # as a starting daemon does
+    try:
+        assert shim_finds() == str(places.socket)
+    finally:
+        protocol.root_file(places).unlink()
 
 
 def test_the_status_file_is_replaced_whole(tmp_path: Path) -> None:
@@ -119,6 +133,7 @@ def test_the_shims_use_only_a_socket_of_ones_own(tmp_path: Path, owned_by_other:
     }
     places = protocol.places_of(repo, repo / "kroute.toml", env)
     places.runtime.mkdir(parents=True, mode=0o700)
+    protocol.write_root(places, repo, repo / "kroute.toml")  # as the squatter would
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind(str(places.socket))
         assert shim_finds(env).returncode == 0  # one's own: used

@@ -35,6 +35,21 @@ def places_of(root: Path, config_file: Path | None, env: Mapping[str, str]) -> p
     return paths.places(root, config_file, env, os.getuid())
 
 
+def root_file(places: paths.Places) -> Path:
+    """Return the file beside a daemon's socket that names the root and config it serves,
+    one per line: the shims find a socket by reading these, which spawns no process (a
+    hash in shell costs three)."""
+    return places.status.with_suffix(".root")
+
+
+def write_root(places: paths.Places, root: Path, config_file: Path | None) -> None:
+    """Write the daemon's root file (see `root_file`) in one step."""
+    target = root_file(places)
+    temporary = target.with_suffix(".root-tmp")
+    temporary.write_text(f"{root}\n{config_file or ''}\n", encoding="utf-8")
+    os.replace(temporary, target)
+
+
 def read_status(status: Path) -> dict[str, Any] | None:
     """Return a daemon's status file, or None when there is none (or it is unreadable)."""
     try:

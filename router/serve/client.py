@@ -156,7 +156,7 @@ def state(t: Target, version: str = __version__) -> tuple[str, str]:
 
 def clean(t: Target) -> None:
     """Remove a dead daemon's status file and socket."""
-    for leftover in (t.places.status, t.places.socket):
+    for leftover in (t.places.status, t.places.socket, protocol.root_file(t.places)):
         with contextlib.suppress(FileNotFoundError):
             leftover.unlink()
 

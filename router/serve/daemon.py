@@ -330,6 +330,7 @@ def serve(
         os.umask(old_umask)
     os.chmod(places.socket, 0o600)
     _write_status(places, config, version, service.started_at)
+    protocol.write_root(places, config.root, config.file)
     print(
         f"{service.started_at} serving {config.root} ({len(service.engine.index)} entries) "
         f"on {places.socket}",
