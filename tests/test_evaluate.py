@@ -13,7 +13,14 @@ from router.core import config
 from router.filters.cue import STRATEGIES
 from router.runtime import evaluate
 from router.runtime.engine import Engine
-from router.runtime.evaluate import accuracy, confusion_text, parse_cases, skip_accuracy
+from router.runtime.evaluate import (
+    accuracy,
+    confusion_text,
+    fallback_rate,
+    parse_cases,
+    parse_labelled,
+    skip_accuracy,
+)
 
 from conftest import DEMO, FIXTURES
 
@@ -98,10 +105,18 @@ def test_labelled_fixture_shape() -> None:
 
 # Measured when the cue lists were frozen: labelled 0.90 (90/100); held-out 0.94 (34/36,
 # looked at once while fixing general cue gaps, so no longer blind); blind 0.87 (26/30,
-# written after the freeze and measured once). All misses but one (held-out, global read as
-# lookup) are fallbacks to global.
+# written after the freeze and measured once). After the structure rules
+# (router/filters/clause.py): labelled 0.90, held-out 0.94, blind 0.97, and generalise 0.93
+# (60 queries written in new words for a different fictional repository, to check that the
+# rules generalise; measured 0.33 before them).
 @pytest.mark.parametrize(
-    ("name", "floor"), [("labelled.jsonl", 0.85), ("heldout.jsonl", 0.85), ("blind.jsonl", 0.8)]
+    ("name", "floor"),
+    [
+        ("labelled.jsonl", 0.85),
+        ("heldout.jsonl", 0.85),
+        ("blind.jsonl", 0.85),
+        ("generalise.jsonl", 0.85),
+    ],
 )
 def test_accuracy_on_labelled_sets(name: str, floor: float) -> None:
     cases = labelled(name)
@@ -169,3 +184,41 @@ def test_parse_cases_names_the_bad_line() -> None:
         parse_cases([json.dumps({"text": "hi", "strategy": "fast"})])
     with pytest.raises(EvalError, match="line 1 needs"):
         parse_cases(["[1, 2]"])
+
+
+def test_skip_is_judged_only_on_lines_that_carry_a_skip_member(tmp_path: Path) -> None:
+    rows = [
+        {"text": "summarize the decisions on storage", "strategy": "global"},
+        {"text": "grep for TODO in src/", "strategy": "lexical", "skip": None},
+    ]
+    lines = [json.dumps(r) for r in rows]
+    assert [r[3] for r in parse_labelled(lines)] == [False, True]
+    path = tmp_path / "set.jsonl"
+    path.write_text("\n".join(lines[:1]), encoding="utf-8")
+    report = evaluate.intent_report(path)
+    assert report["skip"] is None
+    assert "skip not judged" in evaluate.intent_text(report)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    report = evaluate.intent_report(path)
+    assert report["skip"]["cases"] == 1
+    # A null skip is judged as "no skip", and scoped-lexical is not that.
+    assert report["skip"]["accuracy"] == 0.0
+
+
+def test_fallback_rate_counts_only_non_global_labels() -> None:
+    rate = fallback_rate(
+        [
+            ("hello there", "lookup"),  # falls back, label not global: counted
+            ("hello again", "global"),  # falls back, label global: not counted
+            ("grep for TODO in src/", "lexical"),
+        ]
+    )
+    assert rate == {"non_global": 2, "fell_back": 1, "rate": 0.5}
+    assert fallback_rate([("hello", "global")])["rate"] == 0.0
+
+
+def test_intent_text_prints_the_fallback_line(tmp_path: Path) -> None:
+    path = tmp_path / "set.jsonl"
+    path.write_text(json.dumps({"text": "hello there", "strategy": "lookup"}), encoding="utf-8")
+    text = evaluate.intent_text(evaluate.intent_report(path))
+    assert "fallback 1.00 (1/1 non-global queries fell back to global)" in text

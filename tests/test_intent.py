@@ -327,3 +327,94 @@ def test_hostile_inputs_are_classified(text: str) -> None:
     # Timing lives in scripts/bench.py; a regex that backtracked exponentially here would
     # hang this test rather than pass it.
     assert classify(text).strategy in STRATEGIES
+
+
+# --- structure: clauses, position, negation, tags, back-references --------------------
+# Phrasings here are written for these tests (a fictional game studio repository), not taken
+# from any judged set.
+
+
+@pytest.mark.parametrize(
+    ("text", "strategy", "cue"),
+    [
+        (
+            "who reviews the plugin that the editor loads at startup?",
+            "multi-hop",
+            "relative-clause",
+        ),
+        ("what timeout has the bucket the uploader writes to", "multi-hop", "reduced-relative"),
+        ("who answers pages for whichever service emits match-ended", "multi-hop", "free-relative"),
+        (
+            "the rfc that replaced the old save format, who signed it off?",
+            "multi-hop",
+            "fronted-phrase",
+        ),
+        (
+            "there was an older design before this one; did it replace the lock?",
+            "multi-hop",
+            "back-reference",
+        ),
+        ("the patcher resumes partial downloads, right?", "verification", "tag-question"),
+        ("does the crash uploader really scrub file paths?", "verification", "polar-hedged"),
+        ("replays expire after a week like the retention doc says?", "verification", "as-stated"),
+        ("true or false: the launcher pins its own runtime", "verification", "true-or-false"),
+        ("is it sound to share one socket across match threads?", "deep-reason", "is-it-sound"),
+        ("what could go wrong if two patchers run at once", "deep-reason", "failure-analysis"),
+        ("explain the reasoning for a fixed 30hz tick", "deep-reason", "reasoning"),
+        ("broadly, how are the build agents provisioned", "global", "aggregate"),
+        ("any TODO(netcode) left in the replay code?", "lexical", "todo-tag"),
+        ("list files matching **/levels/*.map", "lexical", "glob"),
+        ("which configs set max_players", "lexical", "files-that-contain"),
+    ],
+)
+def test_structure_cues_decide(text: str, strategy: str, cue: str) -> None:
+    intent = classify(text)
+    assert cue in intent.cues
+    assert intent.strategy == strategy
+    assert not intent.fallback
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "quick q: what port does the matchmaker bind",
+        "could you remind me which branch nightly builds use",
+        "sorry to bother you, where do crash dumps end up",
+    ],
+)
+def test_polite_openings_do_not_hide_the_question_word(text: str) -> None:
+    intent = classify(text)
+    assert "wh-question" in intent.cues
+    assert intent.strategy == "lookup"
+
+
+def test_a_cue_in_a_negated_clause_does_not_count() -> None:
+    text = "I don't need you to grep anything, I want the big picture of the asset pipeline"
+    intent = classify(text)
+    assert "grep-verb" not in intent.cues
+    assert "negated-clause" in intent.cues
+    assert intent.strategy == "global"
+
+
+def test_scope_words_inside_a_reported_claim_do_not_make_it_global() -> None:
+    intent = classify("the wiki claims every build signs all binaries. still true?")
+    assert "breadth" not in intent.cues
+    assert intent.strategy == "verification"
+
+
+def test_context_guards() -> None:
+    # A modal inside a factual question is not a design question.
+    assert "should-we" not in classify("which queue should I publish replay events to").cues
+    # "every" before a calendar word is a schedule, not a scope.
+    assert "breadth" not in classify("the cache is purged every sunday").cues
+    # Trusting something is not a dependency chain.
+    assert "rests-on" not in classify("can we rely on the cdn purge finishing in time").cues
+    # A relative clause on the very noun asked for names one thing.
+    intent = classify("what's the port the collector listens on")
+    assert intent.strategy == "lookup"
+
+
+def test_search_a_directory_for_a_literal_is_scoped_lexical() -> None:
+    intent = classify("search assets/ for 'placeholder_mesh'")
+    assert intent.skip == "scoped-lexical"
+    assert intent.strategy == "lexical"

@@ -37,9 +37,31 @@ STRATEGIES: tuple[str, ...] = (LOOKUP, LEXICAL, VERIFICATION, MULTI_HOP, GLOBAL,
 STRONG = 3.0  # a phrase that names the strategy ("grep for", "summarize", "verify")
 MEDIUM = 2.0  # a phrase that usually means it ("pros and cons" is strong; "compare" medium)
 WEAK = 1.0  # a hint that other strategies also produce (an identifier, "history")
-FRAME_DAMPING = 0.25
+# A question frame says a text is a question, not what kind: multi-hop, verification and
+# deep-reason questions open with "what" or "which" too. Once content cues of other strategies
+# reach MEDIUM the frame stops counting (0.0), so it neither wins nor dilutes their confidence.
+FRAME_DAMPING = 0.0
 # A lookup frame in a text of at most this many tokens adds the `few-words` cue (WEAK).
 FEW_WORDS = 12
+
+# Calendar words after "every" make a schedule ("every sunday"), not a scope.
+_TIME_UNIT = (
+    r"(?:second|minute|hour|day|night|week|month|quarter|year|morning|evening|time|run|deploy"
+    r"|release|build|sprint|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+)
+
+# Where a clause starts: the text start, or after sentence punctuation, a colon or a newline.
+CLAUSE_START = r"(?:^|[.?!:;\n]\s*)\W*"
+# Polite or indirect openings that hide the question word ("quick q:", "hey sorry if this is
+# obvious,", "can you tell me", "I keep forgetting,"), skipped before looking for it. Bounded
+# and comma-delimited so the skip stays inside the opening.
+OPENING = (
+    r"(?:(?:(?:hey|hi|hello|ok|okay|so|um|yo|pls|please|quick (?:q|question)|q|question"
+    r"|dumb question|i keep forgetting|i forget|i forgot"
+    r"|(?:can|could|would) (?:you|u) (?:please |pls )?(?:tell|remind|show) me"
+    r"|(?:please |pls )?(?:tell|remind|show) me"
+    r"|(?:do|does) (?:you|u|anyone) (?:happen to )?know)\b|sorry[^,.?!:\n]{0,40},)[\s,:!-]*){0,3}"
+)
 
 # Bounded gap inside a phrase: up to 60 characters, not crossing . ? ! or a newline.
 _GAP = r"[^.?!\n]{0,60}?"
@@ -53,12 +75,23 @@ class Cue:
     pattern: re.Pattern[str]
     folded: bool = True
     frame: bool = False
+    # A match does not count when this pattern finds anything in the clause before it (the
+    # text since the last . ? ! ; : or newline): the same words mean something else there.
+    unless: re.Pattern[str] | None = None
 
 
 def _cue(
-    name: str, strategy: str, weight: float, regex: str, *, folded: bool = True, frame: bool = False
+    name: str,
+    strategy: str,
+    weight: float,
+    regex: str,
+    *,
+    folded: bool = True,
+    frame: bool = False,
+    unless: str | None = None,
 ) -> Cue:
-    return Cue(name, strategy, weight, re.compile(regex), folded, frame)
+    guard = re.compile(unless) if unless is not None else None
+    return Cue(name, strategy, weight, re.compile(regex), folded, frame, guard)
 
 
 # Lexical: the answer is wherever an exact string occurs (BM25 / grep territory).
@@ -76,13 +109,14 @@ LEXICAL_CUES: tuple[Cue, ...] = (
         "exact-string",
         LEXICAL,
         MEDIUM,
-        r"\b(?:exact|literal)\s+(?:string|phrase|text|match|name|word)\b|\bthe (?:string|phrase)\b",
+        r"\b(?:exact|literal)\s+(?:string|phrase|text|match|name|word)\b"
+        r"|\bthe (?:string|phrase|token|literal|symbol)\b",
     ),
     _cue(
         "usages-of",
         LEXICAL,
         MEDIUM,
-        r"\b(?:usages?|call sites?|occurrences?|references?) (?:of|to)\b",
+        r"\b(?:usages?|uses|calls?|call sites?|occurrences?|references?|imports?) (?:of|to)\b",
     ),
     _cue("mentions", LEXICAL, WEAK, r"\b(?:mention(?:s|ed|ing)?|referenc(?:e|es|ed|ing))\b"),
     _cue(
@@ -114,7 +148,7 @@ VERIFICATION_CUES: tuple[Cue, ...] = (
         "is-it-true",
         VERIFICATION,
         STRONG,
-        r"\bis (?:it|this|that) (?:true|correct|right|accurate)\b",
+        r"\bis (?:it|this|that) (?:\w+ )?(?:true|correct|right|accurate)\b",
     ),
     _cue("verify", VERIFICATION, STRONG, r"\b(?:verify|validate|confirm)\b"),
     _cue(
@@ -141,6 +175,7 @@ VERIFICATION_CUES: tuple[Cue, ...] = (
         VERIFICATION,
         MEDIUM,
         r"\bam i (?:right|correct|wrong)\b|\bis that (?:right|correct|accurate|so)\b"
+        r"|\b(?:is|are) (?:he|she|they|you) (?:right|correct|wrong)\b"
         r"|\bpretty sure\b",
     ),
     _cue("claim", VERIFICATION, WEAK, r"\b(?:claims?|asserts?|said that|says that)\b"),
@@ -168,6 +203,8 @@ MULTI_HOP_CUES: tuple[Cue, ...] = (
         MULTI_HOP,
         MEDIUM,
         r"\b(?:rests?|rested|based|built|builds?|relies|relied|rely|depends?|depended) on\b",
+        # "can we rely on X", "is it safe to build on X" ask about trust, not a dependency.
+        unless=r"\b(?:can|could|should|do|does|safe to|ok to|okay to)\s+(?:we|i|you)?\s*$",
     ),
     _cue("chain", MULTI_HOP, MEDIUM, r"\b(?:chain|lineage|trace\w*|led to|leads to|lead up to)\b"),
     _cue(
@@ -207,7 +244,15 @@ GLOBAL_CUES: tuple[Cue, ...] = (
         MEDIUM,
         r"\bwalk me through\b|\bthe whole\b|\bentire\b|\bin general\b",
     ),
-    _cue("breadth", GLOBAL, WEAK, r"\bacross (?:all|the|every)\b|\bevery\b|\ball\b"),
+    _cue(
+        "breadth",
+        GLOBAL,
+        WEAK,
+        # "every sunday", "every 90 days", "which all regions": a schedule or a filler, not
+        # a request to aggregate.
+        rf"\bacross (?:all|the|every)\b|\bevery\b(?!\s+(?:\d|few|other|{_TIME_UNIT}))"
+        r"|\ball\b(?<!which all)(?<!what all)",
+    ),
 )
 
 # Deep-reason: a design question, a trade-off or a proof; retrieve generously and reason.
@@ -221,12 +266,15 @@ DEEP_REASON_CUES: tuple[Cue, ...] = (
         STRONG,
         r"^\W*should\b|\bshould (?:we|i)\b|\bwould it be (?:better|worse|wise)\b"
         r"|\bis it worth\b|\bworth it\b",
+        # "which channel should I post in", "who should I ping": a modal inside a question
+        # about a fact, not a design judgement.
+        unless=r"\b(?:who|whom|which|where|when)\b",
     ),
     _cue(
         "trade-off",
         DEEP_REASON,
         STRONG,
-        r"\btrade-?offs?\b|\bpros and cons\b|\bdownsides?\b|\brisks?\b"
+        r"\btrade-?offs?\b|\bpros\s*(?:and|/|&)\s*cons\b|\bdownsides?\b|\brisks?\b"
         r"|\bimplications?\b|\bcost us\b",
     ),
     _cue("compare", DEEP_REASON, MEDIUM, r"\bcompar(?:e|ed|ing|ison)\b|\bversus\b|\bvs\b"),
@@ -250,7 +298,25 @@ LOOKUP_CUES: tuple[Cue, ...] = (
         r"|\bwhich (?:file|doc|module|dir|directory|one)\b",
         frame=True,
     ),
-    _cue("wh-question", LOOKUP, WEAK, r"^\W*(?:what|where|which|who|when|how)\b", frame=True),
+    _cue(
+        "wh-question",
+        LOOKUP,
+        # MEDIUM: a question word opening a clause (after any polite opening) is a direct
+        # question on its own; content cues of other strategies still damp it.
+        MEDIUM,
+        rf"{CLAUSE_START}{OPENING}(?:what|where|which|who|when|how)\b",
+        frame=True,
+    ),
+    _cue(
+        "asks-for-fact",
+        LOOKUP,
+        MEDIUM,
+        # An indirect question: "remind me which", "do you know where", "tell me what".
+        r"\b(?:tell|remind|show) (?:me|us)\W+(?:\w+\W+){0,2}?(?:which|what|where|who|when|how)\b"
+        r"|\b(?:do|does|would) (?:you|u|anyone) (?:happen to )?know"
+        r" (?:which|what|where|who|when|how)\b",
+        frame=True,
+    ),
     _cue("how-do-i", LOOKUP, MEDIUM, r"\bhow (?:do|can|to)\b|\bsteps? to\b", frame=True),
     _cue(
         "what-is",
@@ -276,5 +342,7 @@ _DIR = (
 )
 SCOPE_DIR = re.compile(
     rf"\b(?:under|in|inside|within|beneath|below)\s+(?:the\s+)?{_DIR}"
+    # "search docs/ for X": the directory given straight to the verb.
+    rf"|\b(?:grep|rg|search|look|find)\s+(?:in\s+|through\s+)?(?=[\w.-]{{1,64}}/){_DIR}"
     rf"|\b(?:grep|rg)\b{_GAP}\s{_DIR}"
 )

@@ -4,7 +4,11 @@ Pure core: no I/O, clock, environment or randomness; never prints; standard libr
 (hooks import it). `classify` never raises on any `str`.
 
 How a text is classified:
-1. Every cue of `router.filters.cue` that matches adds its weight to its strategy, once per cue.
+1. Every cue of `router.filters.cue` (words) and `router.filters.clause` (sentence structure)
+   that matches adds its weight to its strategy, once per cue. A match does not count inside a
+   negated clause ("I don't need you to grep"), nor, for global scope words, inside a reported
+   claim ("the README claims everything starts"), nor where its cue's `unless` guard finds
+   the clause before it ruling it out ("which channel should I" is no design question).
    Lookup cues are question frames: they do not add up (the strongest one counts), and when
    content cues of other strategies add up to at least MEDIUM, the frame weight is multiplied
    by `FRAME_DAMPING`. A lookup frame in a text of at most `FEW_WORDS` tokens adds the
@@ -41,6 +45,17 @@ from itertools import islice
 from types import MappingProxyType
 
 from router.base.errors import ConfigError
+from router.filters.clause import (
+    CLAUSE_CUES,
+    NEGATION,
+    NEGATION_END,
+    REPORTED,
+    REPORTED_END,
+    REPORTED_IGNORES,
+    clause_before,
+    inside,
+    spans,
+)
 from router.filters.cue import (
     CUES,
     FEW_WORDS,
@@ -53,6 +68,7 @@ from router.filters.cue import (
     SCOPE_VERB,
     STRATEGIES,
     WEAK,
+    Cue,
 )
 
 FLOOR = 0.3
@@ -66,6 +82,9 @@ REFINEMENTS: tuple[str, ...] = ("none", "verbal-rerank", "consensus-check")
 SKIPS: tuple[str, ...] = ("short", "scoped-lexical")
 
 _TOKEN = re.compile(r"\S+")
+# Word cues first, then structure cues: `Intent.cues` lists them in this order.
+ALL_CUES: tuple[Cue, ...] = CUES + CLAUSE_CUES
+Spans = list[tuple[int, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,10 +177,27 @@ def defaults_from_config(table: Mapping[str, object]) -> dict[str, StrategyDefau
     return out
 
 
+def _fires(cue: Cue, text: str, folded: str, negated: Spans, reported: Spans) -> bool:
+    """Whether one match of `cue` counts: not inside a negated clause, not a scope word inside
+    a reported claim, and not after what its `unless` guard rules out."""
+    for match in cue.pattern.finditer(folded if cue.folded else text):
+        at = match.start()
+        if inside(at, negated):
+            continue
+        if cue.strategy in REPORTED_IGNORES and inside(at, reported):
+            continue
+        if cue.unless is not None and cue.unless.search(clause_before(folded, at)):
+            continue
+        return True
+    return False
+
+
 def _score(text: str, few_words: bool) -> tuple[dict[str, float], list[str]]:
     head = text[:MAX_SCAN_CHARS]
     folded = head.lower()
-    fired = [c for c in CUES if c.pattern.search(folded if c.folded else head)]
+    negated = spans(folded, NEGATION, NEGATION_END)
+    reported = spans(folded, REPORTED, REPORTED_END)
+    fired = [c for c in ALL_CUES if _fires(c, head, folded, negated, reported)]
     other = sum(c.weight for c in fired if not c.frame and c.strategy != LOOKUP)
     damping = FRAME_DAMPING if other >= MEDIUM else 1.0
     scores = dict.fromkeys(STRATEGIES, 0.0)
@@ -177,6 +213,8 @@ def _score(text: str, few_words: bool) -> tuple[dict[str, float], list[str]]:
         frame += WEAK
         names.append("few-words")
     scores[LOOKUP] += frame * damping
+    if negated:
+        names.append("negated-clause")
     return scores, names
 
 

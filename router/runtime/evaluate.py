@@ -20,7 +20,7 @@ from router.core import catalog, config, diagnostic, entry
 from router.core.catalog import Catalog
 from router.core.diagnostic import Diagnostic
 from router.filters import intent
-from router.filters.cue import STRATEGIES
+from router.filters.cue import GLOBAL, STRATEGIES
 from router.runtime import request
 from router.runtime.engine import Engine
 
@@ -150,33 +150,53 @@ def inline_catalog(document: Mapping[str, Any], name: str) -> Catalog:
 
 
 def intent_report(path: Path) -> dict[str, Any]:
-    """Return strategy and skip accuracy of a labelled intent JSONL file. Raises EvalError."""
+    """Return strategy accuracy, the fallback rate and skip accuracy of a labelled intent JSONL
+    file. Skip is judged only on lines that carry a `skip` member (`None` when none does).
+    Raises EvalError."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as error:
         raise EvalError(f"cannot read {path}: {error}", "Check the --intent path") from None
-    cases = parse_cases(lines)
+    rows = parse_labelled(lines)
+    judged = [(text, skip) for text, _, skip, has_skip in rows if has_skip]
     return {
-        "strategy": accuracy((text, strategy) for text, strategy, _ in cases),
-        "skip": skip_accuracy((text, skip) for text, _, skip in cases),
+        "strategy": accuracy((text, strategy) for text, strategy, _, _ in rows),
+        "fallback": fallback_rate((text, strategy) for text, strategy, _, _ in rows),
+        "skip": skip_accuracy(judged) if judged else None,
     }
 
 
 def intent_text(report: Mapping[str, Any]) -> str:
-    """Return the intent report as the strategy confusion table, then the skip table."""
-    return "\n\n".join(
-        (
-            "strategy\n" + confusion_text(report["strategy"]),
-            "skip\n" + confusion_text(report["skip"]),
+    """Return the intent report as the strategy confusion table, the fallback line, then the
+    skip table (or a line saying skip was not judged)."""
+    fallback = report.get("fallback")
+    parts = ["strategy\n" + confusion_text(report["strategy"])]
+    if isinstance(fallback, Mapping):
+        parts.append(
+            f"fallback {fallback['rate']:.2f} ({fallback['fell_back']}/{fallback['non_global']} "
+            "non-global queries fell back to global)"
         )
+    skip = report.get("skip")
+    parts.append(
+        "skip\n" + confusion_text(skip)
+        if skip is not None
+        else "skip not judged (no line carries a skip member)"
     )
+    return "\n\n".join(parts)
 
 
 def parse_cases(lines: Iterable[str]) -> list[tuple[str, str, str | None]]:
     """Return labelled JSONL lines {"text", "strategy", "skip"} as (text, strategy, skip).
 
     Blank lines are ignored. Raises EvalError naming the line for anything else malformed."""
-    out: list[tuple[str, str, str | None]] = []
+    return [(text, strategy, skip) for text, strategy, skip, _ in parse_labelled(lines)]
+
+
+def parse_labelled(lines: Iterable[str]) -> list[tuple[str, str, str | None, bool]]:
+    """Return labelled JSONL lines as (text, strategy, skip, has_skip): `has_skip` says whether
+    the line carries a `skip` member at all (a null one included), so that skip is judged
+    only where a labeller stated it. Raises EvalError naming a malformed line."""
+    out: list[tuple[str, str, str | None, bool]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -200,8 +220,25 @@ def parse_cases(lines: Iterable[str]) -> list[tuple[str, str, str | None]]:
                 "and skip (null, short or scoped-lexical)",
                 "fix the line",
             )
-        out.append((text, str(strategy), None if skip is None else str(skip)))
+        has_skip = isinstance(row, dict) and "skip" in row
+        out.append((text, str(strategy), None if skip is None else str(skip), has_skip))
     return out
+
+
+def fallback_rate(
+    cases: Iterable[tuple[str, str]],
+    defaults: Mapping[str, intent.StrategyDefaults] = intent.DEFAULTS,
+) -> dict[str, float | int]:
+    """Return how often a query whose label is not `global` fell back to global (confidence
+    below 0.6): {non_global, fell_back, rate}. A rate of 0.0 when no such query exists."""
+    non_global = fell_back = 0
+    for text, expected in cases:
+        if expected == GLOBAL:
+            continue
+        non_global += 1
+        fell_back += intent.classify(text, defaults).fallback
+    rate = round(fell_back / non_global, 4) if non_global else 0.0
+    return {"non_global": non_global, "fell_back": fell_back, "rate": rate}
 
 
 def accuracy(
