@@ -890,6 +890,16 @@ def timed(command: list[str], data: bytes, env: dict[str, str], cwd: Path) -> fl
     return time.perf_counter() - began
 
 
+def settle(target: client.Target, seconds: float = 10.0) -> None:
+    """Wait until a daemon a hook started in the background is up (or none is coming), so
+    that stopping it does not race its start."""
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        if client.state(target)[0] == "running":
+            return
+        time.sleep(0.05)
+
+
 def bench_hooks(workdir: Path, runs: int = 30) -> str:
     """Return a table of end-to-end hook latency on the demo catalog: the shell shim's fast
     path (curl to a running daemon), `kroute-hook` with a daemon, and its slow path (no
@@ -910,8 +920,10 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
     hook_bin = [env["KROUTE_HOOK_BIN"], "claude", "UserPromptSubmit"]
     slow = []
     for _ in range(max(5, runs // 3)):
+        settle(target)
         client.stop(target)
         slow.append(timed(hook_bin, data, env, root))
+    settle(target)  # the slow path starts a daemon in the background: let it come up first
     client.stop(target)
     client.start(target, env)
     try:
@@ -1021,7 +1033,8 @@ def main() -> None:
                 length_queries=args.length_queries,
             )
         )
-    print(table(results, lengths))
+    if results:
+        print(table(results, lengths))
     if args.hooks:
         print()
         print(bench_hooks(workdir))
