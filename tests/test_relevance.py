@@ -110,7 +110,7 @@ def test_path_normalization_and_prefix() -> None:
     assert normalize_path(".\\crates\\queryd\\src\\db.go") == "crates/queryd/src/db.go"
     assert normalize_path("/./a/b") == "a/b"
     assert prefix("./crates/queryd/src/db.go") == "crates/queryd"
-    assert prefix("main.go") == "main.go"
+    assert prefix("main.go") == ""  # a top-level file has no package directory
     assert prefix("./") == ""
 
 
@@ -230,8 +230,8 @@ def test_explicit_threshold_changes_split() -> None:
 
 
 def test_input_order_kept_in_both_lists() -> None:
-    focus = _focus(defined=("K",))
-    chunks = [Chunk("", str(i), "K" if i % 2 else "nothing") for i in range(6)]
+    focus = _focus(defined=("Key",))
+    chunks = [Chunk("", str(i), "Key" if i % 2 else "nothing") for i in range(6)]
     kept, dropped = split(focus, chunks)
     assert [s.chunk.doc_id for s in kept] == ["1", "3", "5"]
     assert [s.chunk.doc_id for s in dropped] == ["0", "2", "4"]
@@ -377,3 +377,64 @@ def test_score_never_raises(
     scored = score(focus, Chunk(source, doc_id, text))
     assert math.isfinite(scored.relevance)
     assert -0.5 <= scored.relevance <= 2.6
+
+
+# --- real-code fixes -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("crates/queryd/src/db.go", "crates/queryd"),  # a crate's `src` is its source root
+        ("axum/src/json.rs", "axum"),
+        ("axum/src/routing/into_make_service.rs", "axum/src/routing"),
+        ("src/vs/base/common/strings.ts", "src/vs/base/common"),
+        ("packages/next/src/lib/is-error.ts", "packages/next/src/lib"),
+        (
+            "staging/src/k8s.io/client-go/kubernetes/typed/core/v1/pod.go",
+            "staging/src/k8s.io/client-go/kubernetes/typed/core/v1",
+        ),
+        ("src/requests/sessions.py", "src/requests"),
+        ("src/net/http/server.go", "src/net/http"),
+        ("lib/view.js", ""),  # only generic roots: the whole project, no package
+        ("src/main.rs", ""),
+        ("pkg/internal/x.go", ""),
+    ],
+)
+def test_prefix_is_the_package_directory(path: str, expected: str) -> None:
+    assert prefix(path) == expected
+
+
+def test_prefix_match_needs_the_same_package_not_the_same_project() -> None:
+    focus = _focus(path="src/vs/base/common/cancellation.ts")
+    assert score(focus, Chunk("src/vs/editor/common/model.ts", "", "piece tree")).reasons == ()
+    sibling = score(focus, Chunk("src/vs/base/common/event.ts", "", ""))
+    assert sibling.reasons == ("prefix_match:src/vs/base/common",)
+    # A segment boundary is required: `src/vs/base/commonx` is another directory.
+    assert score(focus, Chunk("src/vs/base/commonx/a.ts", "", "")).reasons == ()
+    # Unrelated chunks from other packages of the project are dropped.
+    _, dropped = split(_focus(path="axum/src/json.rs"), [Chunk("axum-extra/src/a.rs", "", "")])
+    assert dropped
+
+
+def test_word_like_symbols_need_code_marking() -> None:
+    focus = _focus(defined=("new", "path"), imported=("t", "re", "context"))
+    for prose in ("a new path is chosen", "Don't panic", "it re-reads the context"):
+        assert score(focus, Chunk("", "", prose)).reasons == (), prose
+    assert score(focus, Chunk("", "", "call `new` once")).reasons == ("defined_match:new",)
+    assert score(focus, Chunk("", "", "path(x) joins")).reasons == ("defined_match:path",)
+    assert score(focus, Chunk("", "", "self.path is set")).reasons == ("defined_match:path",)
+    penalized = score(focus, Chunk("", "", "t.Any and re.compile"))
+    assert penalized.reasons == ("import_penalty:t",)
+    assert score(focus, Chunk("", "", "a context.Context")).reasons == ("import_penalty:context",)
+    # Capitalized, longer names still match in prose (the headline's `Connector`).
+    assert score(_focus(defined=("Connector",)), Chunk("", "", "the Connector")).reasons == (
+        "defined_match:Connector",
+    )
+
+
+def test_imported_dot_name_is_an_import_mention() -> None:
+    focus = _focus(defined=("Namespace",), imported=("metav1",))
+    scored = score(focus, Chunk("", "", "metav1.Namespace is cluster scoped"))
+    assert scored.reasons == ("import_penalty:metav1",)
+    assert score(focus, Chunk("", "", "a Namespace here")).reasons == ("defined_match:Namespace",)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from router.filters.symbols import Symbols, classify, defined, imported
+from router.filters.symbols import MAX_SCAN_CHARS, Symbols, classify, defined, imported
 
 # --- required cases ------------------------------------------------------------------
 
@@ -223,7 +226,8 @@ def test_go_definitions_including_methods_and_groups() -> None:
 
 
 def test_go_grouped_and_single_imports() -> None:
-    assert imported(GO, "db.go") == ("context", "sq", "pgx", "fmt")
+    # `ctx context.Context` in the body: exported `pkg.Name` uses count as imported.
+    assert imported(GO, "db.go") == ("context", "sq", "pgx", "fmt", "Context")
 
 
 # --- Python --------------------------------------------------------------------------
@@ -259,6 +263,7 @@ def test_python_definitions() -> None:
     assert defined(PYTHON, "pkg/mod.py") == (
         "MAX_DEPTH",
         "TIMEOUT",
+        "logger",  # module-level names count whatever their case (flask's `current_app`)
         "Pair",
         "Index",
         "add",
@@ -312,3 +317,138 @@ def test_order_is_first_occurrence_deduplicated() -> None:
 def test_extraction_never_raises(content: str, path: str) -> None:
     found = classify(content, path)
     assert not set(found.defined) & set(found.imported)
+
+
+# --- real-code fixes (fixtures/relevance/realcode) -----------------------------------
+
+RUST_TRAIT_IMPL = """\
+use tower_service::Service;
+use std::convert::Infallible;
+
+pub struct IntoMakeService<S> {
+    svc: S,
+}
+
+impl<S> IntoMakeService<S> {
+    pub fn new(svc: S) -> Self {
+        Self { svc }
+    }
+}
+
+impl<S, T> Service<T> for IntoMakeService<S>
+where
+    S: Clone,
+{
+    type Response = S;
+    type Error = Infallible;
+    type Future = IntoMakeServiceFuture<S>;
+
+    fn call(&mut self, _target: T) -> Self::Future {
+        todo!()
+    }
+}
+
+impl<T> From<T> for Json<T> {
+    fn from(inner: T) -> Self {
+        Self(inner)
+    }
+}
+
+pub type IntoMakeServiceFuture<S> = std::future::Ready<S>;
+"""
+
+
+def test_rust_trait_impl_items_are_not_definitions() -> None:
+    found = classify(RUST_TRAIT_IMPL, "axum/src/routing/into_make_service.rs")
+    # `type Service/Error/Future/Response`, `fn call`, `fn from` belong to the traits.
+    assert found.defined == ("IntoMakeService", "new", "IntoMakeServiceFuture")
+    assert found.imported == ("Service", "Infallible")
+
+
+def test_rust_one_line_trait_impl_ends_on_its_line() -> None:
+    rust = "impl Send for Conn {}\nimpl Sync for Conn { fn x() {} }\n\npub fn open() {}\n}\n"
+    assert defined(rust, "a.rs") == ("open",)
+
+
+def test_commonjs_require_is_an_import_not_a_definition() -> None:
+    js = (
+        "var path = require('path')\n  , fs = require('fs')\n  , join = path.join;\n"
+        "const { readFile, stat: fstat } = require('fs/promises');\n"
+        "function View(name) {}\nmodule.exports = View;\n"
+    )
+    found = classify(js, "lib/view.js")
+    assert found.defined == ("View",)
+    assert found.imported == ("path", "fs", "join", "readFile", "fstat")
+
+
+def test_python_dunders_no_and_module_level_lowercase_names_yes() -> None:
+    py = (
+        "import typing as t\n\n"
+        'current_app: "Flask" = LocalProxy(_cv_app)\ng = LocalProxy(_cv_app, "g")\n'
+        "__all__ = ['g']\ndefault_handler = logging.StreamHandler()\n\n"
+        "class CaseInsensitiveDict:\n    def __setitem__(self, key, value):\n        pass\n"
+        "    def lower_items(self):\n        pass\n"
+    )
+    found = classify(py, "src/flask/globals.py")
+    assert found.defined == (
+        "current_app",
+        "g",
+        "default_handler",
+        "CaseInsensitiveDict",
+        "lower_items",
+    )
+    assert found.imported == ("t",)
+
+
+def test_go_alias_uses_are_imported_symbols() -> None:
+    go = (
+        "package v1\n\nimport (\n"
+        '\tmetav1 "k8s.io/apimachinery/pkg/apis/meta/v1"\n'
+        '\t"k8s.io/client-go/pkg/api/v1"\n'
+        '\t"github.com/jackc/pgx/v5"\n)\n\n'
+        "func (c *pods) Get(name string, opts metav1.GetOptions) (*v1.Pod, error) {\n"
+        "\treturn nil, metav1.ErrNotFound\n}\n"
+    )
+    found = classify(go, "staging/src/k8s.io/client-go/kubernetes/typed/core/v1/pod.go")
+    assert found.defined == ("Get",)
+    # `.../api/v1` is used as `v1.`, so it is `v1`; `pgx/v5` is never written `v5.`.
+    assert found.imported == ("metav1", "v1", "pgx", "GetOptions", "Pod", "ErrNotFound")
+
+
+REALCODE_FILES = sorted(
+    (Path(__file__).resolve().parent.parent / "fixtures/relevance/realcode/files").iterdir()
+)
+
+
+@pytest.mark.parametrize("path", REALCODE_FILES, ids=lambda p: p.name)
+def test_crlf_and_bom_give_the_same_symbols(path: Path) -> None:
+    lf = path.read_text(encoding="utf-8")
+    expected = classify(lf, path.name)
+    assert expected.defined
+    assert expected.imported or path.name == "vscode_cache.ts"  # the one without imports
+    for variant in (lf.replace("\n", "\r\n"), "\ufeff" + lf, "\ufeff" + lf.replace("\n", "\r")):
+        assert classify(variant, path.name) == expected
+
+
+PERF_BUDGET_SECONDS = 0.050  # the brief's bound on extraction work for one file
+PERF_RUNS = 5  # best of several runs: the budget is about the work, not about a busy machine
+
+
+def _best_time(content: str, path: str) -> float:
+    best = float("inf")
+    for _ in range(PERF_RUNS):
+        start = time.perf_counter()
+        classify(content, path)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_extraction_work_is_bounded_per_file() -> None:
+    rust = (REALCODE_FILES[0].parent / "axum_extension.rs").read_text(encoding="utf-8")
+    big_rust = (rust * (4_000_000 // len(rust) + 1))[:4_000_000]
+    assert _best_time(big_rust, "big.rs") < PERF_BUDGET_SECONDS
+    assert _best_time("import {\n" * 200_000, "a.ts") < PERF_BUDGET_SECONDS
+    assert _best_time("from m import (\n" * 200_000, "a.py") < PERF_BUDGET_SECONDS
+    assert _best_time("use x\n" * 400_000, "a.rs") < PERF_BUDGET_SECONDS
+    # The bound truncates, it does not drop what the scanned part holds.
+    assert classify("pub struct Head;\n" + "//\n" * MAX_SCAN_CHARS, "a.rs").defined == ("Head",)

@@ -10,11 +10,16 @@ Pure core: standard library only, no I/O, no clock, environment or randomness; n
 Reason strings, in signal order (the order of the table in DESIGN 8):
 - `path_match`                  the normalized focus path occurs in source or doc_id
 - `filename_match:<base name>`  e.g. `filename_match:db.go`
-- `defined_match:<symbol>`      the first defined symbol (focus order) the text holds
+- `defined_match:<symbol>`      the first defined symbol (focus order) the text mentions
 - `token_overlap:<J>`           J = the Jaccard index itself (not 0.4 x J), 4 decimals,
                                 e.g. `token_overlap:0.2000`; only when J > 0
-- `prefix_match:<prefix>`       e.g. `prefix_match:crates/queryd`
-- `import_penalty:<symbol>`     the first imported symbol (focus order) the text holds
+- `prefix_match:<prefix>`       the focus file's package directory (see `prefix`) begins
+                                source or doc_id, e.g. `prefix_match:crates/queryd`
+- `import_penalty:<symbol>`     the first imported symbol (focus order) the text mentions
+
+A symbol spelled like an English word (lowercase letters only) or shorter than 3 characters
+is mentioned only where the text marks it as code (backticks, `name(`, `::`, `x.name`,
+`name.x`); `Imported.Name` mentions the import, never a defined `Name`.
 """
 
 from __future__ import annotations
@@ -135,35 +140,107 @@ def normalize_path(path: str) -> str:
     return out
 
 
-_PREFIX_SEGMENTS = 2
+# Directory names that say where sources live, not which package they belong to. A package
+# directory made only of these (`src`, `lib/`, `pkg/internal`) is the whole project, so it
+# gives no prefix; a trailing `src` after a package (`crates/queryd/src`, `axum/src`) is that
+# package's source root, so the package is its parent.
+GENERIC_ROOTS = frozenset({"src", "lib", "packages", "crates", "staging", "pkg", "internal", "app"})
+_SOURCE_ROOT = "src"
+_PATH_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def prefix(path: str) -> str:
-    """Return the first two non-empty segments of the normalized path, joined by `/`.
+    """Return the focus file's package directory, or "" when it has none.
 
-    A one-segment path is its own prefix; an empty path gives "" (which never matches).
+    The package is the file's directory (`src/vs/base/common`, `src/net/http`,
+    `staging/src/k8s.io/client-go/kubernetes/typed/core/v1`), without one trailing `src`
+    (`crates/queryd/src/db.go` gives `crates/queryd`). A file at the top level, or in a
+    directory made only of GENERIC_ROOTS (`src/main.rs`, `lib/view.js`), has no package: ""
+    (which never matches).
     """
-    segments = [segment for segment in normalize_path(path).split("/") if segment]
-    return "/".join(segments[:_PREFIX_SEGMENTS])
+    segments = [segment for segment in normalize_path(path).split("/") if segment][:-1]
+    if len(segments) > 1 and segments[-1] == _SOURCE_ROOT:
+        segments = segments[:-1]
+    if all(segment in GENERIC_ROOTS for segment in segments):
+        return ""
+    return "/".join(segments)
 
 
-def _holds_identifier(text: str, name: str) -> bool:
-    """Return whether `name` occurs in `text` not flanked by identifier characters."""
+def _in_package(head: str, name: str) -> bool:
+    """Return whether `name` starts with `head` followed by a separator (or nothing)."""
+    return name.startswith(head) and (
+        len(name) == len(head) or name[len(head)] not in _PATH_NAME_CHARS
+    )
+
+
+# A symbol spelled like an English word (lowercase letters only: `path`, `new`, `context`,
+# `request`) or shorter than this (`t`, `g`, `os`, `re`, `Do`) is indistinguishable from
+# prose, so it counts only where the chunk marks it as code: inside backticks, before `(`,
+# next to `::`, or joined to an identifier by `.` (`path.join`, `self.path`).
+_PLAIN_MIN_LENGTH = 3
+_WORDLIKE = re.compile(r"[a-z]+")
+
+
+def _wordlike(name: str) -> bool:
+    return len(name) < _PLAIN_MIN_LENGTH or _WORDLIKE.fullmatch(name) is not None
+
+
+def _is_ident(char: str) -> bool:
+    return bool(char) and char in _IDENTIFIER_CHARS
+
+
+def _marked_as_code(text: str, start: int, end: int) -> bool:
+    """Return whether text[start:end] is marked as code (see _PLAIN_MIN_LENGTH)."""
+    if text.count("`", 0, start) % 2 == 1 and "`" in text[end:]:
+        return True
+    after, before = text[end : end + 2], text[max(0, start - 2) : start]
+    if after.startswith("(") or after == "::" or before == "::":
+        return True
+    if after[:1] == "." and _is_ident(after[1:2]):
+        return True
+    return before[-1:] == "." and _is_ident(before[:1])
+
+
+def _qualifier(text: str, start: int) -> str:
+    """Return the identifier written just before `.` at `start` (`Imported` in `Imported.N`)."""
+    if start == 0 or text[start - 1] != ".":
+        return ""
+    head = start - 1
+    while head > 0 and _is_ident(text[head - 1]):
+        head -= 1
+    return text[head : start - 1]
+
+
+def _mentions(text: str, name: str, foreign: frozenset[str] = frozenset()) -> bool:
+    """Return whether `text` mentions symbol `name`.
+
+    An occurrence counts when not flanked by identifier characters, when marked as code if
+    the name is word-like, and not when written `Q.name` with `Q` in `foreign` (that is a
+    mention of the imported `Q`).
+    """
     if not name:
         return False
+    wordlike = _wordlike(name)
     start = text.find(name)
     while start >= 0:
         end = start + len(name)
-        before = start == 0 or text[start - 1] not in _IDENTIFIER_CHARS
-        after = end == len(text) or text[end] not in _IDENTIFIER_CHARS
-        if before and after:
+        before = start == 0 or not _is_ident(text[start - 1])
+        after = end == len(text) or not _is_ident(text[end])
+        if (
+            before
+            and after
+            and (not wordlike or _marked_as_code(text, start, end))
+            and _qualifier(text, start) not in foreign
+        ):
             return True
         start = text.find(name, start + 1)
     return False
 
 
-def _first_held(text: str, names: Sequence[str]) -> str | None:
-    return next((name for name in names if _holds_identifier(text, name)), None)
+def _first_held(
+    text: str, names: Sequence[str], foreign: frozenset[str] = frozenset()
+) -> str | None:
+    return next((name for name in names if _mentions(text, name, foreign)), None)
 
 
 PATH_MATCH_WEIGHT = 1.0
@@ -190,7 +267,7 @@ def _score(focus: Focus, focus_tokens: frozenset[str], chunk: Chunk) -> Scored:
         total += FILENAME_MATCH_WEIGHT
         reasons.append(f"filename_match:{base}")
 
-    own = _first_held(chunk.text, focus.defined)
+    own = _first_held(chunk.text, focus.defined, frozenset(focus.imported))
     if own is not None:
         total += DEFINED_MATCH_WEIGHT
         reasons.append(f"defined_match:{own}")
@@ -201,7 +278,11 @@ def _score(focus: Focus, focus_tokens: frozenset[str], chunk: Chunk) -> Scored:
         reasons.append(f"token_overlap:{overlap:.{REPORT_DECIMALS}f}")
 
     head = prefix(path)
-    if not path_match and head and (chunk.source.startswith(head) or chunk.doc_id.startswith(head)):
+    if (
+        not path_match
+        and head
+        and (_in_package(head, chunk.source) or _in_package(head, chunk.doc_id))
+    ):
         total += PREFIX_MATCH_WEIGHT
         reasons.append(f"prefix_match:{head}")
 
