@@ -352,19 +352,33 @@ def test_a_silent_route_with_anchors_withholds_nothing() -> None:
 
 
 def test_a_focus_counts_only_what_it_keeps_as_reached() -> None:
+    # the notes are about the client the focus file imports: adjacency pollution
     entries = [
-        doc("mine", summary="queue consumer lag", governs=("src/queue/consumer.py",)),
-        *[doc(f"d{i}", summary=f"queue consumer lag note {i}") for i in range(4)],
+        doc("mine", summary="queue consumer lag KafkaClient", governs=("src/queue/consumer.py",)),
+        *[doc(f"d{i}", summary=f"queue consumer lag KafkaClient note {i}") for i in range(4)],
         *FILLER,
     ]
     task = "queue consumer lag"
     assert len(run(entries, task).pointers) == 5
-    focused = run(entries, task, focus=Focus("src/queue/consumer.py"))
+    imports = ("KafkaClient",)
+    focused = run(entries, task, focus=Focus("src/queue/consumer.py", imported=imports))
     assert ids(focused) == ["mine"]
     assert (focused.pointers[0].evidence["rank"], focused.pointers[0].evidence["of"]) == (1, 1)
     assert focused.withheld == 0 and focused.filtered_by_focus == 4
-    elsewhere = run(entries, task, focus=Focus("lib/elsewhere.py"))
+    elsewhere = run(entries, task, focus=Focus("lib/elsewhere.py", imported=imports))
     assert elsewhere.silence == "filtered" and elsewhere.filtered_by_focus == 5
+
+
+def test_a_focus_keeps_what_the_task_reached_unless_it_is_about_an_import() -> None:
+    # documents about the task that no relevance signal reads (no path, no symbol) stay
+    entries = [
+        doc("decision", summary="queue consumer lag budget"),
+        doc("client", summary="KafkaClient retries and queue lag"),
+        *FILLER,
+    ]
+    focus = Focus("src/queue/consumer.py", imported=("KafkaClient",))
+    focused = run(entries, "queue consumer lag", focus=focus)
+    assert ids(focused) == ["decision"] and focused.filtered_by_focus == 1
 
 
 def test_a_focus_never_drops_what_governs_the_focus_file() -> None:

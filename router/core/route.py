@@ -22,6 +22,8 @@ INTENT_POINTS = 1  # a separating term only its intent holds
 # A skill-rules.json trigger that fires is its author saying "this prompt is for me": it counts
 # as two of the rarest words, so that it outweighs one document sharing a couple of the words.
 TRIGGER_WORDS = 2
+# The relevance reason that marks a document as being about code the focus file imports.
+IMPORT_REASON = "import_penalty"
 SILENCE = {
     "no_terms": "The task carries no term to route on.",
     "no_purpose_matched": "No entry of the catalog serves the purpose the filter names.",
@@ -348,15 +350,23 @@ def _ranked_pointer(
 
 
 def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
-    """Return whether an entry is about what the focus file defines, not merely about what
-    it imports: the entry read as a chunk (source: its governs targets and path; text: title,
-    summary and routing fields) scores at least the threshold."""
+    """Return whether an entry the task reached stays beside the focus file: unless it is
+    merely about what the file imports. The entry is read as a chunk (source: its governs
+    targets and path; text: title, summary and routing fields); it is dropped when the
+    import penalty fired and it scores under the threshold.
+
+    A catalog document is not a chunk of code: most say nothing the relevance signals can
+    read (no path of the focus package, no symbol), and the task's own words already chose
+    it. Dropping every such document would drop decisions and specs the task is about; what
+    the filter is for is the adjacency pollution of documents about imported code."""
     routing = e.routing
     words = [e.title, e.summary, *routing.problem_spaces, *routing.capabilities]
     words += [*routing.domains, *routing.clusters]
     chunk = relevance.Chunk(" ".join([*e.governs, e.path]), e.id, " ".join(w for w in words if w))
-    kept, _ = relevance.split(focus, [chunk], threshold)
-    return bool(kept)
+    _, dropped = relevance.split(focus, [chunk], threshold)
+    return not any(
+        reason.startswith(IMPORT_REASON) for scored in dropped for reason in scored.reasons
+    )
 
 
 def _anchors(
