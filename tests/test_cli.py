@@ -439,3 +439,36 @@ def test_route_without_a_config_still_reads_the_default_roots(tmp_path: Path) ->
     assert result.returncode == 0, result.stderr
     assert "scratch/keys.md" not in result.stdout
     assert "docs/keys.md" in result.stdout
+
+
+def test_the_command_table_matches_the_commands() -> None:
+    import click
+
+    from router.cli import group
+
+    ctx = click.Context(group.main)
+    for name, listed in group.COMMANDS.items():
+        command = group.main.get_command(ctx, name)
+        assert command is not None and command.callback is not None, name
+        assert command.callback.__module__ == listed.module, name
+        assert group.first_sentence(command.help or "") == listed.help, name
+        assert command.hidden == listed.hidden, name
+    # every command a module registers is in the table, so --help lists it
+    assert set(group.main.commands) == set(group.COMMANDS)
+
+
+def test_help_imports_no_command_module() -> None:
+    probe = (
+        "import sys\n"
+        "from router.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('loaded:', *sorted(m for m in sys.modules if m.startswith('router.runtime')"
+        " or m.endswith('_commands')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "Commands:" in done.stdout and "why-not" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "loaded:"

@@ -57,7 +57,7 @@ def _count(n: int, one: str, many: str = "") -> str:
     type=click.Choice(
         ["auto", "lookup", "lexical", "verification", "multi-hop", "global", "deep-reason"]
     ),
-    help="Retrieval strategy; auto classifies the task (DESIGN 9).",
+    help="Retrieval strategy; auto classifies the task.",
 )
 @click.option("--no-daemon", is_flag=True, help="Route in this process; never start a daemon.")
 def route(
@@ -329,7 +329,7 @@ def why_not(
 @config_option
 @json_option
 def intent_command(text: str, config_file: Path | None, as_json: bool) -> None:
-    """Classify TEXT (or `-` for stdin): strategy, budget, depth, confidence (DESIGN 9)."""
+    """Classify TEXT (or `-` for stdin): strategy, budget, depth, confidence."""
     if text == "-":
         text = sys.stdin.read()
     cfg = resolve_config(None, config_file)
@@ -345,7 +345,7 @@ def intent_command(text: str, config_file: Path | None, as_json: bool) -> None:
 @click.option("--threshold", type=float, help="Keep chunks at or above this (default 0.3).")
 @json_option
 def relevance_command(request_file: str, threshold: float | None, as_json: bool) -> None:
-    """Score chunks against a focus file (adjacency pollution, DESIGN 8). REQUEST_FILE (or
+    """Score chunks against a focus file (adjacency pollution). REQUEST_FILE (or
     `-`) holds {focus: {path, content?}, chunks: [{source, doc_id, text}], threshold?}."""
     raw = sys.stdin.read() if request_file == "-" else Path(request_file).read_text("utf-8")
     try:

@@ -8,10 +8,11 @@ Every error the router raises on purpose reaches one handler (`_Group.invoke`), 
 from __future__ import annotations
 
 import datetime
+import importlib
 import os
 import sys
 import traceback
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,69 @@ from router.core.config import Config
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
 
 
+@dataclass(frozen=True, slots=True)
+class Command:
+    """Where a command is defined, and its one-line help for `kroute --help`."""
+
+    module: str
+    help: str
+    hidden: bool = False
+
+
+# Each command by name: `kroute --help` lists them from here and imports only the module of
+# the command that runs (the command modules import the engine: about 150 ms). A test checks
+# this table against the commands themselves.
+_CATALOG = "router.cli.catalog_commands"
+_DAEMON = "router.cli.daemon_commands"
+COMMANDS: dict[str, Command] = {
+    "check": Command(_CATALOG, "Check the catalog: every diagnostic, and entries by kind."),
+    "eval": Command(
+        _CATALOG,
+        "Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score "
+        "a judged set (--judged) or a labelled intent set (--intent).",
+    ),
+    "init": Command(_CATALOG, "Write a starter kroute.toml (never over an existing one)."),
+    "install": Command(
+        _DAEMON,
+        "Wire kroute's hooks into Claude Code, Codex CLI, Gemini CLI or git (idempotent; "
+        "merges, never clobbers).",
+    ),
+    "intent": Command(
+        _CATALOG, "Classify TEXT (or `-` for stdin): strategy, budget, depth, confidence."
+    ),
+    "mcp": Command(
+        "router.cli.mcp_commands",
+        "Serve read-only MCP tools over stdio: route, explain, governing, catalog, why_not.",
+    ),
+    "precommit": Command(
+        _DAEMON,
+        "Run by the git pre-commit hook: pointers for staged governed paths (advisory, on "
+        "stderr), and a check of staged catalog files (exit 1 on errors).",
+        hidden=True,
+    ),
+    "relevance": Command(_CATALOG, "Score chunks against a focus file (adjacency pollution)."),
+    "restart": Command(_DAEMON, "Stop this repository's daemon and start a fresh one."),
+    "route": Command(
+        _CATALOG, "Route TASK (or `-` to read it from stdin) to the documents worth reading."
+    ),
+    "serve": Command(_DAEMON, "Run the daemon in the foreground (logs on stderr)."),
+    "shadow": Command(
+        "router.cli.shadow_commands",
+        "Review the shadow log: every route emitted, and whether it was injected.",
+    ),
+    "start": Command(_DAEMON, "Start the daemon for this repository in the background."),
+    "status": Command(_DAEMON, "Say whether this repository's daemon runs, and what it serves."),
+    "stop": Command(_DAEMON, "Stop this repository's daemon."),
+    "uninstall": Command(
+        _DAEMON, "Take out exactly what `kroute install` put in (other hooks untouched)."
+    ),
+    "why-not": Command(
+        _CATALOG,
+        "Say why ENTRY (an id or a path) was or was not offered for TASK (`-`: stdin): the "
+        "task terms it holds and lacks, its place in the score order, and what withheld it.",
+    ),
+}
+
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 UNEXPECTED = 3  # a failure of ours, not of the input: the traceback is in a log file
 CRASH_LOG = "crash.log"
@@ -35,7 +99,26 @@ CRASH_LOG = "crash.log"
 class _Group(click.Group):
     """The one error handler around every command: a known error is one sentence and exit
     1, a usage error exit 2 (click's), Ctrl-C exit 130, anything else exit 3 with its
-    traceback written to a log file that the one line on stderr names."""
+    traceback written to a log file that the one line on stderr names. Commands are
+    imported when they are asked for (`COMMANDS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        known = COMMANDS.get(cmd_name)
+        if cmd_name not in self.commands and known is not None:
+            importlib.import_module(known.module)  # its decorators add it to this group
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        shown = [(name, c) for name, c in sorted(COMMANDS.items()) if not c.hidden]
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+        rows = [(name, _clipped(c.help, limit)) for name, c in shown]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -56,6 +139,20 @@ class _Group(click.Group):
                 err=True,
             )
             ctx.exit(UNEXPECTED)
+
+
+def _clipped(text: str, limit: int) -> str:
+    """Return `text` cut at a word to fit `limit` characters, with "..." when cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 3)].rsplit(" ", 1)[0].rstrip(",;:") + "..."
+
+
+def first_sentence(text: str) -> str:
+    """Return the first sentence of a command's help, on one line (what `COMMANDS` holds)."""
+    flat = " ".join(text.split("\n\n")[0].split())
+    end = flat.find(". ")
+    return flat if end < 0 else flat[: end + 1]
 
 
 def _log_crash() -> Path | None:
@@ -144,4 +241,4 @@ def color_wanted() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-# The commands live in submodules by concern; importing them registers them on `main`.
+# The commands live in submodules by concern; importing one registers its commands on `main`.
