@@ -340,3 +340,28 @@ def test_a_codex_shell_command_gets_nothing_through_the_shim(daemon: Path) -> No
         "codex/pre-tool-use", payload("codex_pre_tool_use_bash.json", daemon), daemon
     )
     assert (result.returncode, result.stdout) == (0, b"")
+
+
+# What the hook's fast path (a daemon answers) must not import: each costs milliseconds of
+# every prompt, and none is needed to ask the daemon and print its answer.
+FAST_PATH_UNNEEDED = ("dataclasses", "inspect", "typing", "subprocess", "router.core.harness")
+FAST_PATH_PROBE = """
+import sys
+from router.integrations import hook
+hook.main(["claude", "UserPromptSubmit"])
+print(*[m for m in sys.argv[1:] if m in sys.modules], file=sys.stderr)
+"""
+
+
+def test_the_fast_path_imports_nothing_it_does_not_need(daemon: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", FAST_PATH_PROBE, *FAST_PATH_UNNEEDED],
+        input=payload("user_prompt_submit.json", daemon),
+        capture_output=True,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(daemon)},
+        cwd=daemon,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    assert EM in result.stdout.decode()  # the daemon answered
+    assert result.stderr.decode().split() == []

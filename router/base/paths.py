@@ -8,7 +8,6 @@ import hashlib
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from router.base.errors import DaemonError
@@ -19,16 +18,34 @@ PRIVATE_MODE = 0o700  # the runtime and log directories: the owner only
 SHARED_BITS = 0o077  # any group or other permission on a directory kroute keeps private
 
 
-@dataclass(frozen=True, slots=True)
+# A plain class with slots: a dataclass or a NamedTuple would import dataclasses (and inspect)
+# or typing, which cost every hook process some 12 ms.
 class Places:
     """The files of one repository's daemon."""
 
-    key: str  # short hash naming this root + config
-    runtime: Path  # 0700 directory holding the socket and the status file
-    socket: Path
-    status: Path
-    state: Path  # $KROUTE_HOME: logs, shadow log
-    log: Path
+    __slots__ = ("key", "log", "runtime", "socket", "state", "status")
+
+    def __init__(
+        self, *, key: str, runtime: Path, socket: Path, status: Path, state: Path, log: Path
+    ) -> None:
+        self.key = key  # short hash naming this root + config
+        self.runtime = runtime  # 0700 directory holding the socket and the status file
+        self.socket = socket
+        self.status = status
+        self.state = state  # $KROUTE_HOME: logs, shadow log
+        self.log = log
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Places({fields})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Places):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in self.__slots__))
 
 
 def key(root: Path, config_file: Path | None) -> str:

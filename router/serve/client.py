@@ -10,22 +10,28 @@ import contextlib
 import errno
 import json
 import os
-import signal
 import socket
 import stat
 import struct
-import subprocess
 import sys
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from router import __version__
 from router.base import paths, protocol
 from router.base.errors import DaemonError, RequestError
 from router.base.protocol import SOURCE_HEADER, VERSION_HEADER
+
+# Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
+# name).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    # Imported where they are used, for the hook's fast path (state, call): subprocess
+    # (and locale, threading with it) and signal cost it some 4 ms.
+    import signal
+    import subprocess
+    from typing import Any
 
 START_WAIT = 10.0  # seconds a fresh daemon may take to load its catalog and listen
 STOP_WAIT = 3.0
@@ -37,23 +43,50 @@ DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is go
 # or another user could have put a socket or a status file (a pid to signal) there.
 READABLE_BITS = 0o055
 PEERCRED_FORMAT = "3i"  # struct ucred: pid, uid, gid
+LOCK_MODE = 0o600  # a start lock names a pid to signal: none but its owner may write it
+# What /proc/<pid>/cmdline of a daemon `spawn` started holds: `python -m router serve`.
+DAEMON_ARGS = ("router", "serve")
 
 
-@dataclass(frozen=True, slots=True)
+# Plain classes with slots: a dataclass or a NamedTuple would import dataclasses (and inspect)
+# or typing, which cost every hook process some 12 ms.
 class Target:
     """The daemon one repository root (and config file) is served by."""
 
-    root: Path
-    config_file: Path | None
-    places: paths.Places
+    __slots__ = ("config_file", "places", "root")
+
+    def __init__(self, root: Path, config_file: Path | None, places: paths.Places) -> None:
+        self.root = root
+        self.config_file = config_file
+        self.places = places
+
+    def __repr__(self) -> str:
+        return f"Target(root={self.root!r}, config_file={self.config_file!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Target):
+            return NotImplemented
+        return (self.root, self.config_file, self.places) == (
+            other.root,
+            other.config_file,
+            other.places,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.config_file, self.places))
 
 
-@dataclass(frozen=True, slots=True)
 class Reply:
     """An HTTP answer from the daemon."""
 
-    status: int
-    body: bytes
+    __slots__ = ("body", "status")
+
+    def __init__(self, status: int, body: bytes) -> None:
+        self.status = status
+        self.body = body
+
+    def __repr__(self) -> str:
+        return f"Reply(status={self.status!r}, body={self.body!r})"
 
     def json(self) -> Any:
         """Return the body decoded as JSON. Raises DaemonError when it is not JSON."""
@@ -280,12 +313,15 @@ def _parse(raw: bytes) -> Reply:
 def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     """Start a detached daemon for the target without waiting for it. Its output goes to
     the log file in the state dir."""
+    import subprocess
+
     paths.private_dir(t.places.log.parent)
-    command = [sys.executable, "-m", "router", "serve", "--catalog", str(t.root)]
+    paths.private_dir(t.places.runtime)
+    command = [sys.executable, "-m", *DAEMON_ARGS, "--catalog", str(t.root)]
     if t.config_file is not None:
         command += ["--config", str(t.config_file)]
     with open(t.places.log, "ab") as log:
-        return subprocess.Popen(
+        child = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -294,11 +330,66 @@ def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
             env=dict(env),
             cwd=str(t.root),
         )
+    # Popen returns once the child has exec'd, long before the daemon has loaded its catalog
+    # and written its status file: until then the lock is how `stop` finds it.
+    _write_start_lock(t.places, child.pid)
+    return child
+
+
+def _write_start_lock(places: paths.Places, pid: int) -> None:
+    """Create the start lock of daemon `pid` (see `protocol.start_lock`), mode 0600."""
+    lock = protocol.start_lock(places, pid)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+    with os.fdopen(os.open(lock, flags, LOCK_MODE), "w", encoding="utf-8") as out:
+        out.write(f"{pid}\n")
+
+
+def drop_start_lock(places: paths.Places, pid: int | None = None) -> None:
+    """Remove the start lock of daemon `pid` (default: this process), if there is one: the
+    daemon calls it once its status file is written, and when it exits."""
+    with contextlib.suppress(FileNotFoundError):
+        protocol.start_lock(places, os.getpid() if pid is None else pid).unlink()
+
+
+def starting(t: Target) -> list[int]:
+    """Return the pids of the target's daemons that are still starting (spawned, no status
+    file yet), checked to be kroute daemons of this root. Removes locks of dead processes.
+
+    Raises DaemonError when the runtime dir is not the user's own (see `check_runtime`)."""
+    check_runtime(t)
+    pids = []
+    for lock in protocol.start_locks(t.places):
+        try:
+            pid = int(lock.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            pid = 0
+        if alive(pid) and _serves(pid, t.root):
+            pids.append(pid)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                lock.unlink()
+    return pids
+
+
+def _serves(pid: int, root: Path) -> bool:
+    """Return whether process `pid` is a kroute daemon of `root`, as far as /proc tells (True
+    without /proc: the lock's owner and mode are all there is to go on). A reused pid must
+    not be signalled."""
+    if not PROC.is_dir():
+        return True
+    try:
+        raw = (PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return False
+    args = raw.decode("utf-8", errors="replace").split("\0")
+    return all(word in args for word in DAEMON_ARGS) and str(root) in args
 
 
 def respawn(t: Target, env: Mapping[str, str]) -> None:
     """Replace the target's daemon from a detached process (`kroute restart`), without
     waiting: for hooks, which must not block on a slow stop."""
+    import subprocess
+
     command = [sys.executable, "-m", "router", "restart", "--catalog", str(t.root)]
     if t.config_file is not None:
         command += ["--config", str(t.config_file)]
@@ -335,28 +426,47 @@ def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int
 
 
 def stop(t: Target, *, wait: float = STOP_WAIT) -> bool:
-    """Stop the target's daemon: ask it to shut down, then signal it. Returns whether one
-    was running. Stale files are removed either way."""
+    """Stop the target's daemon, and any still starting: ask the running one to shut down,
+    then signal them. Returns whether one was running or starting. Stale files are removed
+    either way.
+
+    Raises DaemonError when the runtime dir is not the user's own (see `check_runtime`)."""
+    import signal
+
+    # Locks first: a daemon drops its lock only once its status file is written, so one that
+    # finishes starting meanwhile is in the status file read next.
+    early = starting(t)
     status = read_status(t)
     pid = int(status.get("pid", 0)) if status else 0
-    if not alive(pid):
-        clean(t)
-        return False
-    with contextlib.suppress(DaemonError):
-        call(t, "POST", "/v1/shutdown", timeout=1.0, version=str(status and status.get("version")))
-    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+    running = alive(pid)
+    if running:
+        with contextlib.suppress(DaemonError):
+            version = str(status and status.get("version"))
+            call(t, "POST", "/v1/shutdown", timeout=1.0, version=version)
+        _halt(pid, (None, signal.SIGTERM, signal.SIGKILL), wait)
+    for other in early:
+        if other != pid:
+            # Still loading, it listens to nothing yet: its signal handlers come later.
+            _halt(other, (signal.SIGTERM, signal.SIGKILL), wait)
+            drop_start_lock(t.places, other)
+    clean(t)
+    return running or bool(early)
+
+
+def _halt(pid: int, signals: tuple[signal.Signals | None, ...], wait: float) -> None:
+    """Send `pid` each signal in turn (None: none, just wait) until it is dead, waiting up to
+    `wait` seconds after each. Returns when it is dead or the signals are spent."""
+    for sig in signals:
         if sig is not None:
             try:
                 os.kill(pid, sig)
             except ProcessLookupError:
-                break
+                return
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline and alive(pid):
             time.sleep(POLL)
         if not alive(pid):
-            break
-    clean(t)
-    return True
+            return
 
 
 def ensure(t: Target, env: Mapping[str, str], version: str = __version__) -> None:

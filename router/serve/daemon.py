@@ -293,6 +293,18 @@ def serve(
     KROUTE_IDLE_SECONDS is not a number of seconds."""
     from router.serve import client
 
+    try:
+        return _serve(config, env, version=version, changes=changes)
+    finally:
+        # Whether it served or failed to start, it is no longer starting: `stop` (which
+        # signals the pid a start lock names) must not find its lock.
+        client.drop_start_lock(protocol.places_of(config.root, config.file, env))
+
+
+def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: watch.Changes) -> int:
+    """Run the daemon in the foreground: see `serve`. Returns the exit status."""
+    from router.serve import client
+
     idle_seconds = _idle_override(env)
 
     t = client.target(config.root, config.file, env)
@@ -331,6 +343,7 @@ def serve(
     os.chmod(places.socket, 0o600)
     _write_status(places, config, version, service.started_at)
     protocol.write_root(places, config.root, config.file)
+    client.drop_start_lock(places)  # started: from now on `stop` finds it by its status file
     print(
         f"{service.started_at} serving {config.root} ({len(service.engine.index)} entries) "
         f"on {places.socket}",
