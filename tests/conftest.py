@@ -43,12 +43,23 @@ def kroute_home(
 
 
 def _stop_daemons(runtime: Path) -> None:
-    """Kill every daemon a test left running under its runtime dir."""
+    """Kill every daemon a test left running under its runtime dir: those serving (status
+    files) and those a hook spawned that are still starting (start locks)."""
+    pids = []
     for status in runtime.glob("*.json"):
         try:
-            pid = int(json.loads(status.read_text())["pid"])
-            os.kill(pid, signal.SIGKILL)
+            pids.append(int(json.loads(status.read_text())["pid"]))
         except (OSError, ValueError, KeyError):
+            continue
+    for lock in runtime.glob("*.starting"):
+        try:
+            pids.append(int(lock.read_text().strip()))
+        except (OSError, ValueError):
+            continue
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
             continue
 
 
