@@ -70,70 +70,41 @@ class Recorder:
             return
         at = self.now()
 
+        # the line is built and written by the job, after the answer when deferred
         def append() -> None:
-            self._append(
-                at,
-                engine,
-                source,
-                task,
-                request,
-                document,
-                text,
-                injected,
-                elapsed,
-                plan,
-                skip,
-                mode,
-            )
+            try:
+                record = shadow.record(
+                    at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                    engine_version=engine.version,
+                    catalog_fingerprint=engine.catalog.fingerprint,
+                    config_digest=engine.config.digest,
+                    source=source,
+                    session=plan.session if plan else None,
+                    prompt_id=plan.prompt_id if plan else None,
+                    cwd=plan.cwd if plan else None,
+                    mode=mode,
+                    injected=injected,
+                    task=task,
+                    request=dict(request),
+                    document=dict(document) if document is not None else None,
+                    text=text,
+                    elapsed_us=int(elapsed * 1_000_000),
+                    skip=skip,
+                )
+                if engine.config.shadow_redact:
+                    record = shadow.redacted(record)
+                day = at.date().isoformat()
+                if not shadow.append(shadow.log_path(self.state, self.repo_id, day), record):
+                    self.losses.dropped += 1
+            except (KrouteError, OSError) as error:
+                self.losses.unwritten += 1
+                self.losses.last = str(error)
+                warn(f"shadow log not written: {error}")
 
         if self.defer is not None:
             self.defer(append)
         else:
             append()
-
-    def _append(
-        self,
-        at: datetime.datetime,
-        engine: Engine,
-        source: str,
-        task: str,
-        request: Mapping[str, Any],
-        document: Mapping[str, Any] | None,
-        text: str,
-        injected: bool,
-        elapsed: float,
-        plan: Plan | None,
-        skip: str | None,
-        mode: str,
-    ) -> None:
-        try:
-            record = shadow.record(
-                at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-                engine_version=engine.version,
-                catalog_fingerprint=engine.catalog.fingerprint,
-                config_digest=engine.config.digest,
-                source=source,
-                session=plan.session if plan else None,
-                prompt_id=plan.prompt_id if plan else None,
-                cwd=plan.cwd if plan else None,
-                mode=mode,
-                injected=injected,
-                task=task,
-                request=dict(request),
-                document=dict(document) if document is not None else None,
-                text=text,
-                elapsed_us=int(elapsed * 1_000_000),
-                skip=skip,
-            )
-            if engine.config.shadow_redact:
-                record = shadow.redacted(record)
-            day = at.date().isoformat()
-            if not shadow.append(shadow.log_path(self.state, self.repo_id, day), record):
-                self.losses.dropped += 1
-        except (KrouteError, OSError) as error:
-            self.losses.unwritten += 1
-            self.losses.last = str(error)
-            warn(f"shadow log not written: {error}")
 
 
 def warn(message: str) -> None:
