@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -110,3 +113,30 @@ def heavy_imports(module: str) -> list[str]:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     return result.stdout.split()
+
+
+T = TypeVar("T")
+
+
+def within(seconds: float, call: Callable[[], T], fifos: Iterable[Path] = ()) -> T:
+    """Return what `call()` returns, run in a daemon thread; fail the test when it is still
+    running after `seconds` (opening `fifos` for writing first, to free a blocked reader)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as error:  # handed to the test's thread below
+            box["error"] = error
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        for fifo in fifos:
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"still running after {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return cast(T, box["value"])

@@ -8,13 +8,11 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from subprocess import CompletedProcess
-from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -24,10 +22,9 @@ from router.core.config import Config
 from router.core.diagnostic import Diagnostic
 from router.core.index import Index
 
-from conftest import CORPORA, DEMO, FIXTURES, kroute
+from conftest import CORPORA, DEMO, FIXTURES, kroute, within
 
 MESSY = FIXTURES / "catalogs" / "messy"
-T = TypeVar("T")
 
 
 def write(root: Path, relpath: str, text: str | bytes) -> Path:
@@ -789,30 +786,6 @@ def test_every_adr_of_the_ten_repositories_is_an_entry(corpus: Path) -> None:
 
 HOSTILE = FIXTURES / "hostile"
 DEADLINE = 5.0  # seconds; every hostile file loads in milliseconds, a hang fails the test
-
-
-def within(seconds: float, call: Callable[[], T], fifos: Iterable[Path] = ()) -> T:
-    """Return what `call()` returns, run in a daemon thread; fail the test when it is still
-    running after `seconds` (opening `fifos` for writing first, to free a blocked reader)."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as error:  # handed to the test's thread below
-            box["error"] = error
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        for fifo in fifos:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        pytest.fail(f"still running after {seconds} s")
-    if "error" in box:
-        raise box["error"]
-    return cast(T, box["value"])
 
 
 def hostile_repo(copy_tree: Callable[[Path], Path]) -> tuple[Path, Path]:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import threading
-from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import orjson
 import pytest
@@ -17,7 +14,7 @@ from router.core import config
 from router.runtime import request
 from router.runtime.engine import Engine
 
-from conftest import DEMO
+from conftest import DEMO, within
 
 
 def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:
@@ -165,33 +162,7 @@ def test_strategy_budgets_can_be_overridden_in_the_config(demo: Path) -> None:
 
 # --- hostile files ----------------------------------------------------------------------
 
-T = TypeVar("T")
 DEADLINE = 5.0  # seconds; a hostile file costs milliseconds, a hang fails the test
-
-
-def within(seconds: float, call: Callable[[], T], fifos: Iterable[Path] = ()) -> T:
-    """Return what `call()` returns, run in a daemon thread; fail the test when it is still
-    running after `seconds` (opening `fifos` for writing first, to free a blocked reader).
-    The same as tests/test_catalog.py's."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as error:  # handed to the test's thread below
-            box["error"] = error
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        for fifo in fifos:
-            with contextlib.suppress(OSError):
-                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        pytest.fail(f"still running after {seconds} s")
-    if "error" in box:
-        raise box["error"]
-    return cast(T, box["value"])
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
