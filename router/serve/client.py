@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 START_WAIT = 10.0  # seconds a fresh daemon may take to load its catalog and listen
 STOP_WAIT = 3.0
 POLL = 0.01
+EXEC_WAIT = 1.0  # seconds a spawned process may take from its fork to its exec
 PROBE_TIMEOUT = 0.5  # seconds `state` waits for the socket to take a connection
 PROC = Path("/proc")  # where the platform has it: a process's state, to tell a zombie
 DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is gone but unreaped
@@ -363,12 +364,23 @@ def starting(t: Target) -> list[int]:
             pid = int(lock.read_text(encoding="utf-8").strip())
         except (OSError, ValueError):
             pid = 0
-        if alive(pid) and _serves(pid, t.root):
+        if alive(pid) and _serves_soon(pid, t.root):
             pids.append(pid)
         else:
             with contextlib.suppress(FileNotFoundError):
                 lock.unlink()
     return pids
+
+
+def _serves_soon(pid: int, root: Path) -> bool:
+    """Return `_serves`, giving a process just spawned up to EXEC_WAIT seconds to become
+    the daemon: between its fork and its exec, /proc shows the spawner's command line."""
+    deadline = time.monotonic() + EXEC_WAIT
+    while not _serves(pid, root):
+        if time.monotonic() >= deadline or not alive(pid):
+            return False
+        time.sleep(POLL)
+    return True
 
 
 def _serves(pid: int, root: Path) -> bool:
