@@ -472,3 +472,24 @@ def test_help_imports_no_command_module() -> None:
     assert done.returncode == 0, done.stderr
     assert "Commands:" in done.stdout and "why-not" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "loaded:"
+
+
+# What `kroute --help` need not load: each is imported by the functions that use it.
+HELP_UNNEEDED = ("orjson", "tomllib", "router.core.config", "hashlib", "traceback")
+
+
+def test_help_loads_click_and_the_command_table_only() -> None:
+    probe = (
+        "import sys\n"
+        "from router.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('loaded:', *[m for m in sys.argv[1:] if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *HELP_UNNEEDED], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "loaded:"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from router import __version__
-from router.base import protocol
+from router.base import paths, protocol
 from router.base.errors import DaemonError
 from router.serve import client
 
@@ -438,3 +438,26 @@ def test_stop_does_not_signal_a_start_lock_naming_another_process(
     assert client.starting(t) == []
     assert not client.stop(t)
     assert bystander.poll() is None and not lock.exists()
+
+
+# -- deadlines ------------------------------------------------------------------------------------
+
+
+def test_the_client_tells_the_daemon_its_deadline_and_names_a_silent_one(repo: Path) -> None:
+    t = target(repo)
+    paths.private_dir(t.places.runtime)
+    fake = FakeDaemon(t.places.socket)
+    try:
+        client.call(t, "POST", "/v1/route", {"task": "x"}, timeout=2.0)
+        client.call(t, "POST", "/v1/route", {"task": "x"}, timeout=0.2)
+    finally:
+        fake.close()
+    # a little before the client gives up, so that an answer cut short still reaches it
+    assert f"{protocol.TIMEOUT_HEADER}: 1.950\r\n".encode() in fake.received[0]
+    assert f"{protocol.TIMEOUT_HEADER}: 0.180\r\n".encode() in fake.received[1]
+    t.places.socket.unlink()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.bind(str(t.places.socket))
+        silent.listen(1)  # takes the connection, never answers
+        with pytest.raises(client.Unanswered, match=r"did not answer within 0\.2 s"):
+            client.call(t, "POST", "/v1/route", {"task": "x"}, timeout=0.2)

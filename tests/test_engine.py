@@ -207,3 +207,19 @@ def test_an_engine_loads_and_reloads_beside_hostile_files(demo: Path) -> None:  
     assert len(engine.index) == entries
     within(DEADLINE, lambda: engine.update(["docs/f.md", "docs/loop.md"]), [fifo])
     assert len(engine.index) == entries
+
+
+def test_a_route_whose_stop_says_stop_answers_deadline_before_reading_anything(
+    demo: Path,
+) -> None:
+    engine = engine_at(demo)
+    body = {"task": "retry a failed delivery", "strategy": "auto", "focus": {"path": "src/x.py"}}
+    ask = request.route(body, engine.config)
+    whole = engine.route(ask, lambda: False)
+    assert whole["pointers"] and whole["intent"] is not None
+    assert whole == engine.route(ask)
+    cut = engine.route(ask, lambda: True)
+    assert cut["status"] == "no_match" and cut["pointers"] == []
+    assert cut["silence"]["reason"] == "deadline" and "ran out of time" in cut["silence"]["says"]
+    # neither the task's intent nor the focus was read: the answer says so, in the same shape
+    assert cut["intent"] is None and cut["filtered_by_focus"] == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -15,9 +16,11 @@ from pathlib import Path
 import pytest
 
 from router import __version__
+from router.base import protocol
 from router.core import harness
 from router.logbook import shadow
 from router.serve import client
+from router.serve.server import BODY_CAP
 
 from conftest import DEMO, FIXTURES, REPO, heavy_imports, kroute
 
@@ -344,7 +347,14 @@ def test_a_codex_shell_command_gets_nothing_through_the_shim(daemon: Path) -> No
 
 # What the hook's fast path (a daemon answers) must not import: each costs milliseconds of
 # every prompt, and none is needed to ask the daemon and print its answer.
-FAST_PATH_UNNEEDED = ("dataclasses", "inspect", "typing", "subprocess", "router.core.harness")
+FAST_PATH_UNNEEDED = (
+    "dataclasses",
+    "inspect",
+    "typing",
+    "subprocess",
+    "router.core.harness",
+    "hashlib",  # OpenSSL: the socket's name is hashed without it
+)
 FAST_PATH_PROBE = """
 import sys
 from router.integrations import hook
@@ -365,3 +375,115 @@ def test_the_fast_path_imports_nothing_it_does_not_need(daemon: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert EM in result.stdout.decode()  # the daemon answered
     assert result.stderr.decode().split() == []
+
+
+# -- long prompts and deadlines ---------------------------------------------------------------
+
+ASKED = "the webhook signing key leaked: rotate it. The log I pasted:\n"
+
+
+def pasted(words: int) -> str:
+    """Return `words` words of a pasted log: lines of a deploy's output."""
+    line = "deploy step finished ok on worker node with exit status zero after retry".split()
+    lines = [line] * (words // len(line)) + [line[: words % len(line)]]
+    return "\n".join(" ".join(words) for words in lines) + "\n"
+
+
+def prompt_payload(prompt: str, repo: Path) -> bytes:
+    return json.dumps({"session_id": "long", "cwd": str(repo), "prompt": prompt}).encode()
+
+
+@pytest.mark.parametrize("words", [5_000, 150_000])
+def test_a_long_prompt_injects_pointers_through_the_daemon(daemon: Path, words: int) -> None:
+    prompt = ASKED + pasted(words)
+    raw = prompt_payload(prompt, daemon)
+    assert len(prompt.split()) > words and len(raw) < BODY_CAP  # no refusal below the cap
+    result, _ = run_hook("claude/user-prompt-submit", raw, daemon, KROUTE_HOOK_BIN="/nonexistent")
+    assert "rotate-webhook-signing-key.md" in result.stdout.decode()  # the fast path answered
+    assert log_lines(daemon)[-1]["injected"] is True
+
+
+class Canned:
+    """A 'daemon' at a repository's socket, found as a daemon is (status file, root file):
+    it keeps the request line of every request it gets and answers each with `reply`, or
+    never (None)."""
+
+    def __init__(self, repo: Path, reply: bytes | None) -> None:
+        self.target = target(repo)
+        self.reply = reply
+        self.requests: list[bytes] = []
+        self.held: list[socket.socket] = []
+        places = self.target.places
+        places.runtime.mkdir(parents=True, exist_ok=True)
+        self.server = socket.socket(socket.AF_UNIX)
+        self.server.bind(str(places.socket))
+        self.server.listen(16)
+        self.server.settimeout(0.05)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+        status = {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
+        places.status.write_text(json.dumps({**status, "root": str(repo), "started_at": "x"}))
+        protocol.write_root(places, repo, repo / "kroute.toml")
+
+    def serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            conn.settimeout(1.0)
+            try:
+                head = conn.recv(65536)
+            except OSError:
+                head = b""
+            if head:
+                self.requests.append(head.split(b"\r\n", 1)[0])
+            if head and self.reply is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(self.reply)
+                conn.close()
+            else:
+                self.held.append(conn)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        for conn in self.held:
+            conn.close()
+        self.server.close()
+        places = self.target.places
+        for leftover in (places.status, protocol.root_file(places)):
+            leftover.unlink(missing_ok=True)
+
+
+def test_a_request_curl_gave_up_on_is_not_sent_again(repo: Path) -> None:
+    silent = Canned(repo, None)  # takes every request, answers none
+    try:
+        result, _ = run_hook(
+            "claude/user-prompt-submit", payload("user_prompt_submit.json", repo), repo
+        )
+    finally:
+        silent.close()
+    assert (result.returncode, result.stdout) == (0, b"")
+    # curl's request alone: kroute-hook was not run to send the same work again
+    assert silent.requests == [b"POST /v1/hook/claude/UserPromptSubmit?mode=live HTTP/1.1"]
+
+
+def test_kroute_hook_takes_the_daemons_answer_as_final(repo: Path) -> None:
+    loading = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}"
+    busy = Canned(repo, loading)
+    try:
+        result = subprocess.run(
+            [str(BIN / "kroute-hook"), "claude", "UserPromptSubmit"],
+            input=payload("user_prompt_submit.json", repo),
+            capture_output=True,
+            env={**os.environ, "CLAUDE_PROJECT_DIR": str(repo), "KROUTE_HOOK_DEADLINE": "20"},
+            cwd=repo,
+            timeout=60,
+        )
+    finally:
+        busy.close()
+    # asked once, and not answered in process instead (which would print the pointers)
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert len(busy.requests) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -92,3 +93,12 @@ def test_check_private_allows_the_bits_asked_for(tmp_path: Path) -> None:
     paths.check_private(readable, os.geteuid(), allowed=0o055)
     with pytest.raises(FileNotFoundError):
         paths.check_private(tmp_path / "missing", os.geteuid())
+
+
+def test_a_daemon_key_is_the_sha256_of_its_root_and_config() -> None:
+    # computed without hashlib (which loads OpenSSL), the same digest as ever: a daemon
+    # started before and a client started after name the same socket
+    root, config = Path("/srv/repo"), Path("/srv/repo/kroute.toml")
+    expected = hashlib.sha256(f"{root}\0{config}".encode()).hexdigest()[:12]
+    assert paths.key(root, config) == expected
+    assert paths.key(root, None) == hashlib.sha256(f"{root}\0".encode()).hexdigest()[:12]

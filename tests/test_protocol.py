@@ -146,3 +146,9 @@ def test_the_shims_use_only_a_socket_of_ones_own(tmp_path: Path, owned_by_other:
         assert (found.returncode, found.stdout) == (1, str(places.socket))
         named = shim_finds({**env, "KROUTE_SOCKET": str(places.socket)})  # as installed
         assert named.returncode == 1
+
+
+def test_the_shim_names_the_headers_as_the_client_does() -> None:
+    runner = (REPO / "hooks" / "run").read_text()
+    assert f'-H "{protocol.TIMEOUT_HEADER}: $wait"' in runner
+    assert f'-H "{protocol.VERSION_HEADER}: $KROUTE_VERSION"' in runner

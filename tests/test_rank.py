@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from router.core import rank, term
+from router.core import cutoff, rank, term
 from router.core.entry import Entry, Section
 from router.core.index import Index
 
@@ -94,3 +95,34 @@ def test_a_slug_id_and_file_name_do_not_count_the_title_three_times() -> None:
     index = Index([slug, numbered, *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)]])
     order = [path for _, path in ranked(index, "secret rotation")]
     assert order[:2] == ["docs/DR-0007.md", "docs/secret-rotation.md"]
+
+
+def test_a_long_task_is_read_on_its_most_specific_terms_in_task_order() -> None:
+    # word{i} is held by i + 1 entries: the lower i, the rarer; unknown words come last
+    entries = [doc(f"d{j}", summary=" ".join(f"word{i}" for i in range(j, 80))) for j in range(80)]
+    index = Index(entries)
+    task = " ".join(["unheard", *(f"word{i}" for i in reversed(range(80)))])
+    kept = rank.of_task(index, task)
+    assert len(kept) == rank.MAX_QUERY_TERMS
+    assert {w.term.word for w in kept} == {f"word{i}" for i in range(rank.MAX_QUERY_TERMS)}
+    words = [w.term.word for w in kept]
+    assert words == sorted(words, key=task.split().index)  # task order
+    # a task within the limit keeps every term, as weighed
+    short = " ".join(f"word{i}" for i in range(10)) + " unheard"
+    assert rank.of_task(index, short) == rank.weigh(index, term.of_task(short))
+
+
+def test_scoring_asks_its_stop_before_each_term_and_stops_when_told() -> None:
+    index = Index([doc(f"d{i}", summary=f"alpha beta gamma word{i}") for i in range(8)])
+    scoring = rank.scoring(rank.of_task(index, "alpha beta gamma"), index.size)
+    asked: list[int] = []
+
+    def stop_at_third() -> bool:
+        asked.append(1)
+        return len(asked) >= 3
+
+    with pytest.raises(cutoff.Abandoned):
+        rank.scores(index, scoring, None, (), stop_at_third)
+    assert len(asked) == 3
+    scores, _ = rank.scores(index, scoring, None, (), lambda: False)
+    assert scores == rank.scores(index, scoring)[0]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from router.base.errors import RequestError
-from router.core import config, harness, route
+from router.core import config, cutoff, harness, rank, route
 from router.core.entry import Entry, Routing
 from router.core.index import Index
 from router.core.taxonomy import Purpose, Taxonomy
@@ -445,3 +445,71 @@ def test_a_long_prompt_routes_on_its_start_and_every_path_it_names() -> None:
     assert ".claude/skills/write-migration/SKILL.md" in printed.document
     short = harness.plan("claude", "UserPromptSubmit", {"prompt": "rotate the signing key"})
     assert short.body == {"task": "rotate the signing key", "strategy": "auto"}
+
+
+# -- deadlines --------------------------------------------------------------------------------
+
+
+class Countdown:
+    """A stop that says go on `left` times, then stop (and counts how often it was asked)."""
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+        self.asked = 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        self.left -= 1
+        return self.left < 0
+
+
+ROTATION = [doc("a", summary="secret rotation schedule"), *FILLER]
+
+
+def test_a_route_past_its_deadline_before_it_starts_is_silent_deadline() -> None:
+    answer = route.assemble(
+        Index(ROTATION), Taxonomy(), route.Request(task="secret rotation"), Countdown(0)
+    )
+    assert (answer.silence, answer.status, answer.pointers, answer.terms) == (
+        "deadline",
+        "no_match",
+        (),
+        (),
+    )
+
+
+def test_a_route_stopped_part_way_is_silent_deadline_with_the_terms_it_read() -> None:
+    whole = run(ROTATION, "secret rotation")
+    assert ids(whole) == ["a"]
+    for left in range(1, 4):
+        stop = Countdown(left)
+        answer = route.assemble(
+            Index(ROTATION), Taxonomy(), route.Request(task="secret rotation"), stop
+        )
+        assert answer.silence == "deadline" and answer.pointers == ()
+        assert answer.terms == whole.terms
+    # a stop that never says stop changes nothing, and it was asked along the way
+    stop = Countdown(10**6)
+    never = route.assemble(Index(ROTATION), Taxonomy(), route.Request(task="secret rotation"), stop)
+    assert never == whole and stop.asked > 3
+
+
+def test_the_deadline_is_asked_before_each_trigger_and_each_named_path() -> None:
+    triggered = [doc(f"t{i}", summary=f"skill {i}", keywords=(f"phrase {i}",)) for i in range(5)]
+    stop = Countdown(10**6)
+    route.triggered(Index(triggered), "phrase 3 here", stop)
+    assert stop.asked == 5
+    with pytest.raises(cutoff.Abandoned):
+        route.triggered(Index(triggered), "phrase 3 here", Countdown(2))
+    governing = [doc("g", summary="ingest", governs=("src/a.py", "src/b.py"))]
+    request = route.Request(task="look at src/a.py and src/b.py and the rest")
+    stop = Countdown(10**6)
+    anchors, _, _ = route._anchors(Index(governing), request, stop)
+    assert anchors == ("src/a.py", "src/b.py") and stop.asked == 2  # words without / or . skip
+
+
+def test_a_long_task_names_only_its_most_specific_terms() -> None:
+    entries = [doc(f"d{i}", summary=f"term{i} filler{i % 7}") for i in range(120)]
+    task = " ".join(f"term{i}" for i in range(120))
+    answer = run(entries, task)
+    assert len(answer.terms) == rank.MAX_QUERY_TERMS

@@ -1,26 +1,35 @@
-"""The HTTP transport (router.serve.server) on a real Unix socket, with a stub service."""
+"""The HTTP transport (router.serve.server) on a real Unix socket, with a stub service; and
+request deadlines end to end, on a real daemon."""
 
 from __future__ import annotations
 
 import json
+import os
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from router.serve import server
+from router.logbook import shadow
+from router.serve import client, expiry, server
+
+from conftest import FIXTURES, kroute
 
 
 class Stub:
+    """A service that answers with what it was asked, and whether its stop says stop."""
+
     version = "0.0.0-test"
 
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
     ) -> tuple[int, Any]:
-        return 200, {"method": method, "path": path}
+        stop = expiry.current()
+        return 200, {"method": method, "path": path, "stopped": None if stop is None else stop()}
 
     def after(self) -> None:
         pass
@@ -72,4 +81,106 @@ def test_framing_errors_are_json_like_every_other_error(
 
 def test_a_request_reaches_the_service(address: str) -> None:
     got, _, body = exchange(address, b"GET /v1/status HTTP/1.1\r\nConnection: close\r\n\r\n")
-    assert got == 200 and json.loads(body) == {"method": "GET", "path": "/v1/status"}
+    assert got == 200
+    assert json.loads(body) == {"method": "GET", "path": "/v1/status", "stopped": False}
+
+
+def test_the_clients_timeout_becomes_the_requests_deadline(address: str) -> None:
+    head = b"GET /v1/status HTTP/1.1\r\nConnection: close\r\nX-Kroute-Timeout: %s\r\n\r\n"
+    _, _, body = exchange(address, head % b"30")
+    assert json.loads(body)["stopped"] is False
+    _, _, body = exchange(address, head % b"0.000000001")  # spent before the service runs
+    assert json.loads(body)["stopped"] is True
+    got, _, body = exchange(address, head % b"soon")
+    assert got == 400 and json.loads(body)["error"]["code"] == "bad_request"
+
+
+# -- deadlines on a real daemon --------------------------------------------------------------
+
+SLOW = FIXTURES / "catalogs" / "slow-triggers"
+# 1,000 words in lines of 50: each of the catalog's 600 intent patterns backtracks over a
+# line of it for milliseconds, so routing it whole takes seconds (see the fixture's
+# kroute.toml); a short task is routed in a few milliseconds.
+LONG_TASK = "\n".join(
+    " ".join(["alpha", "beta", "gamma", "delta", "epsilon"] * 10) for _ in range(20)
+)
+SHORT_TASK = "berth007 tide table"
+# Long enough for the daemon to have read the long route and taken the lock for it.
+UNDER_WAY = 0.3
+# A short route sent once the long one's client has gone answers well within this, where the
+# long route left running would hold it for seconds.
+ABANDONED_WITHIN = 1.0
+
+
+@pytest.fixture
+def slow(copy_tree: Callable[[Path], Path]) -> client.Target:
+    repo = copy_tree(SLOW).resolve()
+    assert kroute("start", cwd=repo).returncode == 0
+    return client.target(repo, repo / "kroute.toml", os.environ)
+
+
+def route_request(task: str, timeout: float | None = None) -> bytes:
+    body = json.dumps({"task": task}).encode()
+    grant = f"X-Kroute-Timeout: {timeout}\r\n" if timeout is not None else ""
+    head = (
+        f"POST /v1/route HTTP/1.1\r\nConnection: close\r\nContent-Length: {len(body)}\r\n"
+        f"{grant}\r\n"
+    )
+    return head.encode() + body
+
+
+def routed(target: client.Target, task: str, timeout: float | None = None) -> dict[str, Any]:
+    status, _, body = exchange(str(target.places.socket), route_request(task, timeout))
+    assert status == 200
+    document: dict[str, Any] = json.loads(body)
+    return document
+
+
+def silence_reasons(target: client.Target, count: int) -> list[str | None]:
+    """Return the silence reason of each route in the shadow log, once it holds `count`
+    (the daemon writes a route's line just after its answer)."""
+    directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), target.places.key)
+    deadline = time.monotonic() + 10
+    while True:
+        lines = list(shadow.read(directory)) if directory.exists() else []
+        if len(lines) >= count or time.monotonic() > deadline:
+            return [(line.get("silence") or {}).get("reason") for line in lines]
+        time.sleep(0.02)
+
+
+def test_a_route_abandoned_by_its_client_stops_and_a_short_route_answers_at_once(
+    slow: client.Target,
+) -> None:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as abandoned:
+        abandoned.connect(str(slow.places.socket))
+        abandoned.sendall(route_request(LONG_TASK))  # no deadline: only its going stops it
+        time.sleep(UNDER_WAY)
+    began = time.monotonic()
+    short = routed(slow, SHORT_TASK)
+    waited = time.monotonic() - began
+    assert short["pointers"][0]["id"] == "tide-skill-007"
+    assert waited < ABANDONED_WITHIN, waited
+    # the long route stopped: routed whole, it would have been silent for reaching nothing
+    assert silence_reasons(slow, 2) == ["deadline", None]
+
+
+def test_a_route_stops_at_its_clients_deadline_and_says_so(slow: client.Target) -> None:
+    document = routed(slow, LONG_TASK, timeout=0.2)
+    assert (document["status"], document["pointers"]) == ("no_match", [])
+    assert document["silence"]["reason"] == "deadline"
+    assert document["terms"] == ["alpha", "beta", "gamma", "delta", "epsilon"]
+
+
+def test_a_request_whose_deadline_passed_while_it_waited_is_not_worked_on(
+    slow: client.Target,
+) -> None:
+    answers: dict[str, dict[str, Any]] = {}
+    long = threading.Thread(target=lambda: answers.update(long=routed(slow, LONG_TASK, 1.0)))
+    long.start()
+    time.sleep(UNDER_WAY)
+    waited_too_long = routed(slow, SHORT_TASK, timeout=0.2)  # the lock is the long route's
+    long.join()
+    assert waited_too_long["silence"]["reason"] == "deadline"
+    assert waited_too_long["terms"] == []  # not even its terms were read
+    assert answers["long"]["silence"]["reason"] == "deadline"
+    assert routed(slow, SHORT_TASK, timeout=5)["pointers"][0]["id"] == "tide-skill-007"

@@ -15,6 +15,7 @@ from router.core.text import (
     flat,
     holds_phrase,
     looks_like_path,
+    may_be_path,
     normalize,
     path_readings,
     tokens,
@@ -284,3 +285,10 @@ def test_flat_leaves_one_clean_line(raw: str) -> None:
     assert EM_DASH not in out and "  " not in out and out == out.strip()
     assert out.split() == out.split(" ") or out == ""
     assert flat(out) == out
+
+
+@given(st.text(alphabet=st.sampled_from("ab:/._'\u2019s-,;()[]1"), max_size=12))
+def test_a_word_that_may_not_be_a_path_has_no_path_reading(word: str) -> None:
+    if not may_be_path(word):
+        assert not any(looks_like_path(r) for r in path_readings(word))
+    assert may_be_path("src/a.py") and may_be_path(".env") and not may_be_path("webhook")

@@ -6,7 +6,6 @@ The shell shims (`hooks/lib.sh`) name the socket the same way; a test pins them 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +21,9 @@ if TYPE_CHECKING:
 CONFIG_NAME = "kroute.toml"
 VERSION_HEADER = "X-Kroute-Version"
 SOURCE_HEADER = "X-Kroute-Source"  # who emits the route, for the shadow log
+# The seconds a client will wait for its answer (a decimal, e.g. `0.45`): a route stops at
+# that deadline and answers silence with reason `deadline` (the hooks' shims send it too).
+TIMEOUT_HEADER = "X-Kroute-Timeout"
 HOOK_PREFIX = "/v1/hook/"  # POST /v1/hook/<harness>/<event>: exactly what the hook prints
 START_LOCK_SUFFIX = ".starting"
 
@@ -70,6 +72,8 @@ def write_root(places: paths.Places, root: Path, config_file: Path | None) -> No
 
 def read_status(status: Path) -> dict[str, Any] | None:
     """Return a daemon's status file, or None when there is none (or it is unreadable)."""
+    import json  # here, not above: the hook's fast path never reads a status file
+
     try:
         found = json.loads(status.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -79,6 +83,8 @@ def read_status(status: Path) -> dict[str, Any] | None:
 
 def write_status(status: Path, document: Mapping[str, Any]) -> None:
     """Replace a daemon's status file in one step (a reader never sees half of it)."""
+    import json
+
     temporary = status.with_suffix(".tmp")
     temporary.write_text(json.dumps(dict(document), sort_keys=True), encoding="utf-8")
     os.replace(temporary, status)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from router.core.text import EM_DASH, flat, looks_like_path, path_readings
+from router.core.text import EM_DASH, flat, looks_like_path, may_be_path, path_readings
 
 MAX_OUTPUT = 8000  # Claude Code caps injected hook output at 10,000 characters
 POINTER_INDENT = "  "  # render.POINTER_INDENT (render imports too much for the hook client)
@@ -190,7 +190,11 @@ def prompt_body(prompt: str) -> dict[str, Any]:
     cut = head.rfind(" ")  # keep the last word whole: a cut path would anchor nothing
     if cut > 0:
         head, tail = head[:cut], head[cut:] + tail
-    named = [w for w in dict.fromkeys(tail.split()) if any(map(looks_like_path, path_readings(w)))]
+    named = [
+        w
+        for w in dict.fromkeys(tail.split())
+        if may_be_path(w) and any(map(looks_like_path, path_readings(w)))
+    ]
     return {"task": head, "paths": named[:PROMPT_PATHS], "strategy": "auto"}
 
 

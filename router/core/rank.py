@@ -12,13 +12,18 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from router.core import term, text, weight
+from router.core import cutoff, term, text, weight
 from router.core.index import BODY, IMPACT_STEP, TIER_NAMES, Field, Index
 from router.core.term import Term
 
 # A pasted log holds hundreds of words; the few most specific ones decide the route, and
 # reading every posting of the rest would cost the whole catalog.
 MAX_TERMS = 32
+# A long task (a pasted log, a diff, 5,000 words) is routed on its most specific few dozen
+# terms (`of_task`): the rest rule out little, and weighing each against every candidate
+# costs in proportion to the task. A typed task (the judged sets hold at most 39 terms) keeps
+# every term. Paths are anchors whatever this keeps.
+MAX_QUERY_TERMS = 48
 # A term more than half of a large catalog holds rules out little (idf under ln 2), and
 # reading its posting would cost a pass over most of the index: it is left out unless the
 # task has no other. Small catalogs keep every term.
@@ -55,12 +60,26 @@ class Reach:
 def weigh(index: Index, terms: Iterable[Term]) -> tuple[Weighted, ...]:
     """Return the task's terms with their df and idf, task order kept."""
     n = max(index.size, 1)
-    out = []
-    for t in terms:
-        df = index.stem_df(t.stem)
-        idf = weight.idf(n, df) * (WEAK_TERM_WEIGHT if t.weak else 1.0)
-        out.append(Weighted(t, df, idf))
-    return tuple(out)
+    return tuple(Weighted(t, *_statistics(index, t, n)) for t in terms)
+
+
+def of_task(index: Index, task: str, limit: int = MAX_QUERY_TERMS) -> tuple[Weighted, ...]:
+    """Return the weighed terms a route reads of a task: all its route terms up to `limit`,
+    else the `limit` most specific (terms some entry holds first, highest idf first, task
+    order on ties), in task order."""
+    terms = term.of_task(task)
+    if len(terms) <= limit:
+        return weigh(index, terms)
+    n = max(index.size, 1)
+    stats = [_statistics(index, t, n) for t in terms]
+    ordered = sorted(range(len(terms)), key=lambda i: (stats[i][0] == 0, -stats[i][1], i))
+    return tuple(Weighted(terms[i], *stats[i]) for i in sorted(ordered[:limit]))
+
+
+def _statistics(index: Index, t: Term, n: int) -> tuple[int, float]:
+    """Return a term's df and idf over an index of `n` entries."""
+    df = index.stem_df(t.stem)
+    return df, weight.idf(n, df) * (WEAK_TERM_WEIGHT if t.weak else 1.0)
 
 
 def scoring(weighted: Sequence[Weighted], n: int) -> tuple[Weighted, ...]:
@@ -78,9 +97,11 @@ def scores(
     weighted: Sequence[Weighted],
     keep: int | None = None,
     must: Iterable[int] = (),
+    stop: cutoff.Stop | None = None,
 ) -> tuple[dict[int, float], int]:
     """Return slot -> BM25F score of the entries the scoring terms reach, and how many
-    entries were scored (those in `must` included).
+    entries were scored (those in `must` included). Raises cutoff.Abandoned when `stop`,
+    asked before each term's posting is read, says to stop.
 
     With `keep`, only the best `keep` entries must come out right (MaxScore): once `keep`
     entries score more than all the remaining, rarer-first terms could add to an entry
@@ -101,6 +122,7 @@ def scores(
     dropped = 0
     pruned = False  # once true it stays so: the remaining bound only falls, the k-th only rises
     for i, w in enumerate(ordered):
+        cutoff.check(stop)
         slots, impacts = lists[i]
         idf = w.idf * IMPACT_STEP
         if keep is not None and len(acc) > keep:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from router.base.errors import RequestError
-from router.core import rank, silence, term, text, trigger, weight
+from router.core import cutoff, rank, silence, text, trigger, weight
 from router.core.config import DEFAULT_ORDER
 from router.core.entry import Entry
 from router.core.index import Index
@@ -29,6 +29,7 @@ SILENCE = {
     "no_purpose_matched": "No entry of the catalog serves the purpose the filter names.",
     "no_document_reached": "No document covers enough of what is specific in the task.",
     "filtered": "The filters left no entry to route over.",
+    "deadline": "The route ran out of time (its client's deadline passed, or it left).",
 }
 
 
@@ -108,16 +109,46 @@ def check(request: Request) -> Request:
     return request
 
 
-def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
-    """Return the route of `request` over the index (DESIGN 6 steps 1-10)."""
+def abandoned(request: Request) -> Route:
+    """Return the route of a request stopped before it was read: silence, `deadline`."""
+    return Route(request, (), (), (), (), (), 0, "deadline")
+
+
+def assemble(
+    index: Index, taxonomy: Taxonomy, request: Request, stop: cutoff.Stop | None = None
+) -> Route:
+    """Return the route of `request` over the index (DESIGN 6 steps 1-10). When `stop` says
+    to stop (asked between steps and inside the long ones), the route is silence with reason
+    `deadline`, holding the terms read by then."""
     check(request)
-    weighted = rank.weigh(index, term.of_task(request.task))
+    if stop is not None and stop():
+        return abandoned(request)
+    weighted = rank.of_task(index, request.task)
     scoring = rank.scoring(weighted, index.size)
     words = tuple(w.term.word for w in weighted)
-    specific = tuple(w.term.word for w in weighted if w in scoring)
-    anchors, anchored, governed = _anchors(index, request)
-    base = Route(request, words, specific, anchors, (), (), 0, None)
-    fired = triggered(index, request.task)  # a pattern may fire on function words alone
+    chosen = set(scoring)
+    specific = tuple(w.term.word for w in weighted if w in chosen)
+    base = Route(request, words, specific, (), (), (), 0, None)
+    try:
+        return _assemble(index, taxonomy, request, stop, base, weighted, scoring)
+    except cutoff.Abandoned:
+        return replace(base, silence="deadline")
+
+
+def _assemble(
+    index: Index,
+    taxonomy: Taxonomy,
+    request: Request,
+    stop: cutoff.Stop | None,
+    base: Route,
+    weighted: tuple[rank.Weighted, ...],
+    scoring: tuple[rank.Weighted, ...],
+) -> Route:
+    """Return the route `assemble` answers, from the task's terms on (`base` holds them).
+    Raises cutoff.Abandoned when `stop` says to stop."""
+    anchors, anchored, governed = _anchors(index, request, stop)
+    base = replace(base, anchors=anchors)
+    fired = triggered(index, request.task, stop)  # a pattern may fire on function words alone
     if not weighted and not anchors and not fired:
         return replace(base, silence="no_terms")
     admitted = admission(taxonomy, request)
@@ -127,7 +158,9 @@ def assemble(index: Index, taxonomy: Taxonomy, request: Request) -> Route:
         return replace(base, silence="no_purpose_matched")
     anchored = [e for e in anchored if admitted(e)]
     matched = _purposes(taxonomy, text.tokens(request.task))
-    ranking = _rank(index, request, weighted, scoring, admitted, fired, len(anchored))
+    cutoff.check(stop)
+    ranking = _rank(index, request, weighted, scoring, admitted, fired, len(anchored), stop)
+    cutoff.check(stop)
     anchored, ranking, dropped = _focused(index, request, anchored, ranking)
     base = replace(base, matched=matched, filtered_by_focus=dropped)
     if not ranking.candidates and not anchored:
@@ -157,17 +190,19 @@ def _rank(
     admitted: Callable[[Entry], bool],
     fired: dict[int, list[tuple[str, str]]],
     anchored: int,
+    stop: cutoff.Stop | None = None,
 ) -> _Ranking:
     """Return the ranking of the admitted entries the words or a trigger reach. When no
     trigger fired and the words are too weak (`silence.lacking`), it reaches nothing and
-    names the words no entry holds: the silence gate judges the route, not each entry."""
+    names the words no entry holds: the silence gate judges the route, not each entry.
+    Raises cutoff.Abandoned when `stop` says to stop."""
     fired = {slot: hits for slot, hits in fired.items() if admitted(index.slot(slot).entry)}
     # Only the top of the score order is shown: score just enough of it, unless the focus
     # filter or an order by purpose needs to see every candidate.
     keep = None
     if request.order == "score" and request.focus is None and not _filtering(request):
         keep = request.budget + anchored + silence.LOOK
-    ranked, reached = _ranked(index, scoring, admitted, fired, keep)
+    ranked, reached = _ranked(index, scoring, admitted, fired, keep, stop)
     if fired:
         return _Ranking(scoring, fired, tuple(ranked), reached, None)
     top = [c.slot for c in ranked[: silence.LOOK]]
@@ -246,13 +281,15 @@ def _ranked(
     admitted: Callable[[Entry], bool],
     fired: dict[int, list[tuple[str, str]]],
     keep: int | None = None,
+    stop: cutoff.Stop | None = None,
 ) -> tuple[list[Candidate], int]:
     """Return the admitted entries the scoring terms or a trigger reach, best first (path on
     ties), only the first `keep` when given, and how many were reached. Each trigger that
     fired adds TRIGGER_WORDS times the idf of a term one entry holds, on top of its words'
-    own matches."""
+    own matches. Raises cutoff.Abandoned when `stop` says to stop."""
     # fired entries are scored on every term, so that pruning cannot leave them half-scored
-    totals, scored = rank.scores(index, scoring, None if keep is None else keep + len(fired), fired)
+    pruned = None if keep is None else keep + len(fired)
+    totals, scored = rank.scores(index, scoring, pruned, fired, stop)
     unit = weight.idf(max(index.size, 1), 1)
     for slot, hits in fired.items():
         totals[slot] = totals.get(slot, 0.0) + TRIGGER_WORDS * unit * len(hits)
@@ -272,13 +309,17 @@ def _ranked(
     return out, len(out) if keep is None else scored
 
 
-def triggered(index: Index, task: str) -> dict[int, list[tuple[str, str]]]:
+def triggered(
+    index: Index, task: str, stop: cutoff.Stop | None = None
+) -> dict[int, list[tuple[str, str]]]:
     """Return slot -> (field, trigger) of the skill-rules.json keywords (as phrases) and
     intent patterns that fire on the task. Patterns are compiled timeout-safe (`trigger`):
-    one that cannot be is never run."""
+    one that cannot be is never run. Raises cutoff.Abandoned when `stop`, asked before each
+    entry's triggers are tried, says to stop."""
     normal = text.normalize(task)
     out: dict[int, list[tuple[str, str]]] = {}
     for slot in sorted(index.triggered):
+        cutoff.check(stop)
         e = index.slot(slot).entry
         hits = [("keyword phrase", k) for k in trigger.keyword_matches(e, normal)]
         hits += [("intent pattern", p) for p in trigger.intent_matches(e, task)]
@@ -370,14 +411,18 @@ def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
 
 
 def _anchors(
-    index: Index, request: Request
+    index: Index, request: Request, stop: cutoff.Stop | None = None
 ) -> tuple[tuple[str, ...], list[Entry], dict[str, list[str]]]:
     """Return the named anchors in task order, the entries governing any of them, and per
-    entry id the anchors it governs (task order)."""
+    entry id the anchors it governs (task order). Raises cutoff.Abandoned when `stop`, asked
+    before each word that may be a path is looked up, says to stop."""
     anchors: list[str] = []
     entries: dict[str, Entry] = {}
     governed: dict[str, list[str]] = {}
     for word in dict.fromkeys([*request.task.split(), *request.paths]):  # a log repeats paths
+        if not text.may_be_path(word):
+            continue
+        cutoff.check(stop)
         best: tuple[str, list[Entry]] | None = None
         for reading in text.path_readings(word):
             reading = _relative(reading, request.root)
@@ -440,20 +485,36 @@ def _declarations(taxonomy: Taxonomy) -> tuple[Words, Words, Words]:
     return declared, answers, intents
 
 
+@functools.lru_cache(maxsize=8)
+def _points(taxonomy: Taxonomy) -> dict[str, tuple[tuple[str, int], ...]]:
+    """Return per word what it scores for each purpose (DESIGN 6 step 4): ANSWER_POINTS for
+    a purpose whose answers hold it, else INTENT_POINTS for one whose intent does; none for
+    a word every purpose's declaration holds (it separates none). Once per taxonomy: a long
+    task's every word is looked up."""
+    declared, answers, intents = _declarations(taxonomy)
+    table: dict[str, tuple[tuple[str, int], ...]] = {}
+    for token in set().union(*answers.values(), *intents.values()):
+        if all(token in words for words in declared.values()):
+            continue
+        hits = []
+        for name in declared:
+            if token in answers[name]:
+                hits.append((name, ANSWER_POINTS))
+            elif token in intents[name]:
+                hits.append((name, INTENT_POINTS))
+        table[token] = tuple(hits)
+    return table
+
+
 def _purposes(taxonomy: Taxonomy, tokens: Sequence[str]) -> tuple[tuple[str, int], ...]:
     """Return the matched purposes with their scores, best first (DESIGN 6 step 4)."""
     if len(taxonomy.purposes) < 2:
         return ()
-    declared, answers, intents = _declarations(taxonomy)
-    scores = dict.fromkeys(declared, 0)
+    points = _points(taxonomy)
+    scores = dict.fromkeys(_declarations(taxonomy)[0], 0)
     for token in tokens:
-        if all(token in words for words in declared.values()):
-            continue  # every purpose holds it: it separates none
-        for name in scores:
-            if token in answers[name]:
-                scores[name] += ANSWER_POINTS
-            elif token in intents[name]:
-                scores[name] += INTENT_POINTS
+        for name, score in points.get(token, ()):
+            scores[name] += score
     ranked = sorted(((n, s) for n, s in scores.items() if s > 0), key=lambda p: (-p[1], p[0]))
     return tuple(ranked)
 

@@ -15,19 +15,15 @@ STOPWORDS = frozenset(
 )
 MIN_TOKEN_CHARS = 2
 
-_SEPARATOR_RUNS = re.compile(r"[_/]+")
-_NOT_WORD_OR_SPACE = re.compile(r"[^\w\s]")
-_SPACES = re.compile(r"\s+")
+# Every run of characters that are not letters or digits: `_`, `/`, `-`, punctuation and
+# whitespace alike. One pass: loading a catalog normalizes every body.
+_SEPARATORS = re.compile(r"[\W_]+")
 
 
 def normalize(s: str) -> str:
     """Return `s` lowercased, with `_`/`/` runs, `-` and other punctuation turned into single
     spaces, and surrounding space removed."""
-    s = s.lower()
-    s = _SEPARATOR_RUNS.sub(" ", s)
-    s = s.replace("-", " ")
-    s = _NOT_WORD_OR_SPACE.sub(" ", s)
-    return _SPACES.sub(" ", s).strip()
+    return _SEPARATORS.sub(" ", s.lower()).strip()
 
 
 def tokens(s: str) -> tuple[str, ...]:
@@ -83,6 +79,14 @@ def path_readings(word: str) -> tuple[str, ...]:
     current = add(current.split(":", 1)[0])
     add(current.rstrip("."))
     return tuple(readings)
+
+
+def may_be_path(word: str) -> bool:
+    """Return whether a whitespace-separated word may have a path reading: it holds a `/` or
+    a `.`. Every reading is a piece of the word (`path_readings`) and every path holds one
+    or the other (`looks_like_path`), so the readings of most of a long task's words need
+    not be made."""
+    return "/" in word or "." in word
 
 
 def looks_like_path(reading: str) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from router.base.errors import RequestError
-from router.core import rank, render, term
+from router.core import rank, render
 from router.core import route as routing
 from router.core.entry import Entry
 from router.core.index import Index
@@ -111,7 +111,7 @@ def explain(index: Index, taxonomy: Taxonomy, request: routing.Request, referenc
     order = _order(whole)
     place = order.index(e.id) + 1 if e.id in order else None
     above = order[: (place - 1 if place else len(order))]
-    weighted = rank.weigh(index, term.of_task(request.task))
+    weighted = rank.of_task(index, request.task)
     # the terms the route scores with, in its order, so that what it holds reads as a
     # pointer's evidence would
     reached = rank.reach(index, slot, rank.scoring(weighted, index.size))

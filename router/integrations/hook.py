@@ -1,8 +1,11 @@
 """The `kroute-hook` console script (DESIGN 11): one hook event, answered within its deadline.
 
-Standard library only, so a hook starts in milliseconds. It asks the daemon; when none
-answers it starts one in the background and answers in process this once. Every failure
-prints nothing and exits 0: a hook never harms the agent.
+Standard library only, so a hook starts in milliseconds. It asks the daemon, telling it the
+time left before the deadline; when none answers it starts one in the background and answers
+in process this once. A daemon that answered (still loading, a payload over its cap) or
+took the request and ran out of time is never asked again, nor is the hook answered in
+process: it prints nothing. Every failure prints nothing and exits 0: a hook never harms the
+agent.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,6 +26,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 DEADLINE = 1.0  # seconds a hook may take before it gives up, silently
+RESTART = 409  # a daemon of another version: it is replaced, and this hook answered here
+MIN_WAIT = 0.01  # seconds: a daemon found this late is still asked, briefly
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,12 +38,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     harness, event = args
     deadline = _deadline(os.environ)
+    until = time.monotonic() + deadline
     done = threading.Event()
     out: list[str] = []
 
     def work() -> None:
         try:
-            out.append(answer(harness, event, sys.stdin.buffer.read(), os.environ))
+            out.append(answer(harness, event, sys.stdin.buffer.read(), os.environ, until))
         except BaseException:  # a hook fails open, whatever went wrong
             pass
         finally:
@@ -53,10 +60,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def answer(harness: str, event: str, raw: bytes, env: Mapping[str, str]) -> str:
+def answer(
+    harness: str, event: str, raw: bytes, env: Mapping[str, str], until: float | None = None
+) -> str:
     """Return what the hook prints: the daemon's answer, else (starting a daemon in the
-    background for next time) the in-process one."""
-    from router.base.errors import DaemonError
+    background for next time, unless the runtime directory is not the user's) the in-process
+    one. `until` is the hook's deadline on the monotonic clock (default: its deadline from
+    now); what is left of it is the daemon's. A daemon that answers anything but 200 or 409,
+    or nothing in time, gets "" (nothing printed)."""
     from router.serve import client
 
     # The payload is read only for its working directory, which CLAUDE_PROJECT_DIR overrides:
@@ -64,18 +75,21 @@ def answer(harness: str, event: str, raw: bytes, env: Mapping[str, str]) -> str:
     target = locate(None if env.get("CLAUDE_PROJECT_DIR") else _payload(raw), env)
     if target is None:
         return ""
+    # Straight to the socket: `call` refuses one that is not the user's own before it sends
+    # a byte, and what went wrong is worked out only when no daemon answered.
     try:
-        if client.state(target)[0] == "running":
-            try:
-                endpoint = f"/v1/hook/{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
-                reply = client.call(target, "POST", endpoint, raw, timeout=_deadline(env))
-                if reply.status == 200:
-                    return reply.body.decode("utf-8")
-            except Exception:
-                pass
-        _start_in_background(target, env)
-    except DaemonError:
-        pass  # a runtime directory that is not ours (squatted): no daemon, answer here
+        endpoint = f"/v1/hook/{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
+        left = _deadline(env) if until is None else until - time.monotonic()
+        reply = client.call(target, "POST", endpoint, raw, timeout=max(MIN_WAIT, left))
+        if reply.status == 200:
+            return reply.body.decode("utf-8")
+        if reply.status != RESTART:
+            return ""  # loading (503), over the body cap (413): its answer stands
+    except client.Unanswered:
+        return ""  # it stops at the same deadline: asking again, here, is more work
+    except Exception:
+        pass
+    _start_in_background(target, env)
     from router.serve import service  # the in-process path: heavy imports, this once
 
     return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)
@@ -95,15 +109,20 @@ def locate(payload: Mapping[str, Any] | None, env: Mapping[str, str]) -> Any:
 
 def _start_in_background(target: Any, env: Mapping[str, str]) -> None:
     """Start a daemon for next time without waiting for it (a hook must not block). Two
-    hooks racing here start two daemons; the second finds the first's lock and leaves."""
+    hooks racing here start two daemons; the second finds the first's lock and leaves.
+    Starts none when the runtime directory is not the user's own (squatted)."""
+    from router.base.errors import DaemonError
     from router.serve import client
 
-    current = client.state(target)[0]
-    if current in ("not-running", "died"):
-        client.clean(target)
-        client.spawn(target, env)
-    elif current in ("other-version", "socket-missing"):
-        client.respawn(target, env)
+    try:
+        current = client.state(target)[0]
+        if current in ("not-running", "died"):
+            client.clean(target)
+            client.spawn(target, env)
+        elif current in ("other-version", "socket-missing"):
+            client.respawn(target, env)
+    except DaemonError:
+        return
 
 
 def _deadline(env: Mapping[str, str]) -> float:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.core import catalog, entry, pattern, render, score, text, whynot
+from router.core import catalog, cutoff, entry, pattern, render, score, text, whynot
 from router.core import route as routing
 from router.core.catalog import Catalog
 from router.core.config import Config
@@ -26,13 +26,21 @@ from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 class Engine:
     """A loaded catalog with its index, answering route and explain requests."""
 
-    def __init__(self, config: Config, cat: Catalog, version: str = __version__) -> None:
+    def __init__(
+        self, config: Config, cat: Catalog, version: str = __version__, index: Index | None = None
+    ) -> None:
         self.config = config
         self.intent_defaults = strategy_defaults(config)
         self.catalog = cat
         self.version = version
-        self.index = Index(cat.entries)
+        self.index = Index(cat.entries) if index is None else index
         self._owners = _owners(cat)
+
+    @classmethod
+    def of_parts(cls, config: Config, cat: Catalog, index: Index, version: str) -> Engine:
+        """Return an engine over a catalog and the index already built from it (a snapshot's):
+        nothing is read or indexed again."""
+        return cls(config, cat, version, index)
 
     @classmethod
     def load(cls, config: Config, version: str = __version__) -> Engine:
@@ -41,16 +49,22 @@ class Engine:
 
     # -- requests --------------------------------------------------------------------------
 
-    def route(self, ask: RouteAsk) -> dict[str, Any]:
+    def route(self, ask: RouteAsk, stop: cutoff.Stop | None = None) -> dict[str, Any]:
         """Return the route document (DESIGN 7) of a request. Raises RequestError for a
         focus that cannot be read as one.
 
         With `strategy: "auto"` the task is classified (DESIGN 9): the budget comes from the
-        strategy unless the request gives one, and the intent is recorded in the answer."""
-        request, classified = self._prepare(ask)
-        answer = self.assemble(request)
+        strategy unless the request gives one, and the intent is recorded in the answer.
+        When `stop` says to stop (before the focus is read, or part way through the route),
+        the answer is silence with reason `deadline`."""
+        if stop is not None and stop():
+            request, classified = ask.request, None
+            answer = routing.abandoned(request)
+        else:
+            request, classified = self._prepare(ask)
+            answer = self.assemble(request, stop)
         extra: dict[str, Any] = {}
-        if request.focus is not None:
+        if request.focus is not None or ask.focus is not None:
             extra["filtered_by_focus"] = answer.filtered_by_focus
         return self.document(
             answer, intent=intent.as_dict(classified) if classified else None, **extra
@@ -149,9 +163,10 @@ class Engine:
             return ""
         return raw.decode("utf-8", errors="replace")
 
-    def assemble(self, request: routing.Request) -> routing.Route:
-        """Return the route of a validated request."""
-        return routing.assemble(self.index, self.config.taxonomy, request)
+    def assemble(self, request: routing.Request, stop: cutoff.Stop | None = None) -> routing.Route:
+        """Return the route of a validated request (silence, `deadline`, when `stop` stops it:
+        see `routing.assemble`)."""
+        return routing.assemble(self.index, self.config.taxonomy, request, stop)
 
     def document(
         self, answer: routing.Route, intent: Mapping[str, Any] | None = None, **extra: Any

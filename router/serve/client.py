@@ -21,7 +21,7 @@ from pathlib import Path
 from router import __version__
 from router.base import paths, protocol
 from router.base.errors import DaemonError, RequestError
-from router.base.protocol import SOURCE_HEADER, VERSION_HEADER
+from router.base.protocol import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
 
 # Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
 # name).
@@ -33,11 +33,15 @@ if TYPE_CHECKING:
     import subprocess
     from typing import Any
 
-START_WAIT = 10.0  # seconds a fresh daemon may take to load its catalog and listen
+START_WAIT = 10.0  # seconds `start` waits for a daemon to listen and load its catalog
 STOP_WAIT = 3.0
 POLL = 0.01
+LOADING_POLL = 0.05  # how often a client waiting for a loading daemon asks again
 EXEC_WAIT = 1.0  # seconds a spawned process may take from its fork to its exec
 PROBE_TIMEOUT = 0.5  # seconds `state` waits for the socket to take a connection
+# The daemon is told a deadline this much before the client gives up (seconds, at most a
+# tenth of its timeout), so that an answer cut short at the deadline still reaches it.
+ANSWER_MARGIN = 0.05
 PROC = Path("/proc")  # where the platform has it: a process's state, to tell a zombie
 DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is gone but unreaped
 # Group and other may read and enter the runtime dir; none but its owner may write in it,
@@ -75,6 +79,11 @@ class Target:
 
     def __hash__(self) -> int:
         return hash((self.root, self.config_file, self.places))
+
+
+class Unanswered(DaemonError):
+    """The daemon took the request but did not answer it in time: it stops at the same
+    deadline, so asking again would only queue the same work behind it."""
 
 
 class Reply:
@@ -208,14 +217,18 @@ def call(
     version: str = __version__,
     source: str = "socket",
 ) -> Reply:
-    """Send one request and return the reply. Raises DaemonError when the socket cannot be
-    reached, the daemon does not answer within `timeout` seconds, or the socket, its
-    directory or the process serving it is not the user's own (then nothing is sent)."""
+    """Send one request and return the reply; the daemon is told to stop working on it a
+    little before `timeout` (TIMEOUT_HEADER, ANSWER_MARGIN). Raises Unanswered (a
+    DaemonError) when the daemon does not answer within `timeout` seconds, DaemonError when
+    the socket cannot be reached, or the socket, its directory or the process serving it is
+    not the user's own (then nothing is sent)."""
     payload = body if isinstance(body, bytes) else json.dumps(body or {}).encode("utf-8")
+    granted = max(0.001, timeout - min(ANSWER_MARGIN, timeout / 10))
     head = (
         f"{method} {path} HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-        f"{VERSION_HEADER}: {version}\r\n{SOURCE_HEADER}: {source}\r\n\r\n"
+        f"{VERSION_HEADER}: {version}\r\n{SOURCE_HEADER}: {source}\r\n"
+        f"{TIMEOUT_HEADER}: {granted:.3f}\r\n\r\n"
     ).encode("ascii")
     deadline = time.monotonic() + timeout
     try:
@@ -231,7 +244,7 @@ def call(
                     break
                 chunks.append(chunk)
     except TimeoutError:
-        raise DaemonError(
+        raise Unanswered(
             f"the daemon did not answer within {timeout:g} s", "Check it with: kroute status"
         ) from None
     except OSError as error:
@@ -430,11 +443,30 @@ def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int
             )
         status = read_status(t)
         if status and status.get("pid") == child.pid and t.places.socket.exists():
+            ready(t, deadline - time.monotonic())
             return child.pid
         time.sleep(POLL)
     raise DaemonError(
         f"the daemon did not come up within {wait:g} s", f"See its log: {t.places.log}"
     )
+
+
+def ready(t: Target, wait: float) -> bool:
+    """Return whether the target's daemon has loaded its catalog, waiting up to `wait`
+    seconds while it says it is loading (a daemon that cannot be asked counts as ready:
+    the request that follows says what is wrong)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            reply = call(t, "GET", "/v1/status", timeout=max(0.1, deadline - time.monotonic()))
+            loading = reply.status == 200 and reply.json().get("phase") == "loading"
+        except (DaemonError, ValueError, AttributeError):
+            return True
+        if not loading:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(LOADING_POLL)
 
 
 def stop(t: Target, *, wait: float = STOP_WAIT) -> bool:
@@ -513,6 +545,8 @@ def ask(
     if reply.status == 409:
         stop(t)
         start(t, env)
+        reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
+    if reply.status == 503 and ready(t, timeout):
         reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
     document = reply.json()
     if reply.status != 200:

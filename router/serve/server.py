@@ -3,7 +3,9 @@
 The standard library's `http.server` on a threading Unix-socket server: one thread per
 connection, so a client that connects and never sends ties up only its own thread until
 the idle timeout. What a request means is the service's business (`Dispatcher`); this module
-owns bodies, caps, status lines, the version handshake and the peer check.
+owns bodies, caps, status lines, the version handshake, the peer check, and each request's
+deadline: the client's timeout header and its connection, held as `expiry.current` while the
+request is answered.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any, Protocol
 
 import orjson
 
-from router.base.protocol import SOURCE_HEADER, VERSION_HEADER
+from router.base.protocol import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
+from router.serve import expiry
 
 BODY_CAP = 1024 * 1024
 RELEVANCE_BODY_CAP = 4 * 1024 * 1024
@@ -108,6 +111,7 @@ class Handler(BaseHTTPRequestHandler):
         self._answer(code, error(token, message or explain or phrase))
 
     def _handle(self) -> None:
+        arrived = time.monotonic()  # the client's timeout counts from here
         service = self.server.service
         path = self.path
         client_version = self.headers.get(VERSION_HEADER)
@@ -137,9 +141,16 @@ class Handler(BaseHTTPRequestHandler):
             self._answer(413, error("too_large", f"body of {length} bytes is over {cap}"))
             return
         body = self.rfile.read(length) if length else b""
+        try:
+            granted = expiry.budget(self.headers.get(TIMEOUT_HEADER))
+        except ValueError:
+            self._answer(400, error("bad_request", f"{TIMEOUT_HEADER} is not a number of seconds"))
+            return
         began = time.perf_counter()
         source = self.headers.get(SOURCE_HEADER) or "socket"
-        status, document = service.dispatch(self.command, path, body, source[:40])
+        # The routing endpoints stop at the client's deadline, or once it hangs up.
+        with expiry.answering(expiry.Watch(self.connection, arrived, granted)):
+            status, document = service.dispatch(self.command, path, body, source[:40])
         try:
             self._answer(status, document, time.perf_counter() - began)
         finally:  # a client that hung up still gets its route logged

@@ -27,7 +27,7 @@ from router.logbook import recorder as recorder_module
 from router.logbook.recorder import Recorder
 from router.runtime import request
 from router.runtime.engine import Engine
-from router.serve import session
+from router.serve import expiry, session
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +120,11 @@ class App:
     # -- endpoints -------------------------------------------------------------------------
 
     def route(self, body: bytes, call: Call) -> dict[str, Any]:
+        """Return the route document of a request: silence with reason `deadline` when the
+        request's time ran out or its client hung up first (`expiry.current`)."""
         began = time.perf_counter()
         raw = request.members(request.decode(body))
-        document = self.engine.route(request.route(raw, self.engine.config))
+        document = self.engine.route(request.route(raw, self.engine.config), expiry.current())
         self.routes += 1
         if self.recorder is not None:
             self.recorder.write(
@@ -142,7 +144,8 @@ class App:
 
         In `shadow` mode (`?mode=shadow`, or the config's) the route is logged with what
         would have been injected and nothing is printed; in `off` mode the hook does
-        nothing. A payload it cannot use prints nothing."""
+        nothing. A payload it cannot use prints nothing, and so does a route whose time ran
+        out (`expiry.current`: logged with silence `deadline`)."""
         began = time.perf_counter()
         name, event = call.path[len(HOOK_PREFIX) :].split("/")
         asked = call.query.get("mode")
@@ -163,7 +166,8 @@ class App:
                 return harness.render(name, event, plan, self.engine.orientation()) if live else ""
             if plan.kind == "route":
                 try:
-                    document = self.engine.route(request.route(plan.body, self.engine.config))
+                    ask = request.route(plan.body, self.engine.config)
+                    document = self.engine.route(ask, expiry.current())
                 except KrouteError:
                     skip = "bad-request"
             shown = document
