@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import shutil
 import signal
 import socket
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client
 
@@ -204,8 +206,8 @@ def test_status_stop_and_precise_messages(repo: Path) -> None:
 
 def test_a_daemon_of_another_version_is_replaced(repo: Path) -> None:
     code = (
-        "import os, sys; from pathlib import Path; from router.core import config; from router.serve import daemon; "
-        "sys.exit(daemon.serve(config.load(Path('kroute.toml').resolve()), os.environ, version='0.0.0-old'))"
+        "import os, sys; from pathlib import Path; from router.core import config; from router.serve import foreground; "
+        "sys.exit(foreground.serve(config.load(Path('kroute.toml').resolve()), os.environ, version='0.0.0-old'))"
     )
     old = subprocess.Popen(
         [sys.executable, "-c", code], cwd=repo, stderr=subprocess.DEVNULL, start_new_session=True
@@ -607,6 +609,7 @@ def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.Monkey
 
     cfg = config.load((repo / "kroute.toml").resolve())
     service = daemon.Service(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    service.prepare()
     slow = repo / "docs" / "how-to" / "slow.md"
     slow.write_text(NEW_DOC.format(n=9, words="sloth molasses glacier"))
     reading, release = threading.Event(), threading.Event()
@@ -682,11 +685,11 @@ def test_a_bad_idle_override_is_refused(repo: Path, value: str) -> None:
     """Defect 17: KROUTE_IDLE_SECONDS must be a number of seconds; serve refuses to start."""
     from router.base.errors import ConfigError
     from router.core import config
-    from router.serve import daemon
+    from router.serve import foreground
 
     cfg = config.load((repo / "kroute.toml").resolve())
     with pytest.raises(ConfigError, match="KROUTE_IDLE_SECONDS"):
-        daemon.serve(cfg, {**os.environ, "KROUTE_IDLE_SECONDS": value})
+        foreground.serve(cfg, {**os.environ, "KROUTE_IDLE_SECONDS": value})
 
 
 def test_a_full_disk_under_the_shadow_log_never_fails_a_route(running: client.Target) -> None:
@@ -707,3 +710,91 @@ def test_a_full_disk_under_the_shadow_log_never_fails_a_route(running: client.Ta
         lambda: client.call(running, "GET", "/v1/status").json()["shadow"]["unwritten"] >= 2
     )
     assert status["entries"] > 0
+
+
+def backdated(repo: Path, seconds: float = 3600) -> Path:
+    """Return the repository with every file's times set `seconds` back (a tree at rest)."""
+    past = time.time() - seconds
+    for path in repo.rglob("*"):
+        os.utime(path, (past, past))
+    return repo
+
+
+def test_a_restart_reads_only_what_changed_since_its_snapshot(repo: Path) -> None:
+    backdated(repo)
+    first = started(repo, KROUTE_SNAPSHOT_AFTER="0")  # a snapshot however fast the load
+    assert eventually(lambda: str(daemon_status(first)["snapshot"]).startswith("snapshot written"))
+    assert daemon_status(first)["load"]["from"] == "cold"
+    assert kroute("stop", cwd=repo).returncode == 0
+
+    doc = repo / "docs" / "how-to" / "rotate-webhook-signing-key.md"
+    doc.write_text(doc.read_text() + "\nWatch for the sloth molasses glacier.\n")
+    again = started(repo)
+    status = daemon_status(again)
+    assert status["phase"] == "ready"
+    assert (status["load"]["from"], status["load"]["reread"]) == ("snapshot", 1)
+    assert status["fingerprint"] == cold_fingerprint(repo)
+    assert pointer_ids(again, "sloth molasses glacier")[:1] == ["TW-HOW-rotate-keys"]
+
+
+def test_a_snapshot_of_another_version_is_not_used(repo: Path) -> None:
+    backdated(repo)
+    first = started(repo, KROUTE_SNAPSHOT_AFTER="0")
+    assert eventually(lambda: str(daemon_status(first)["snapshot"]).startswith("snapshot written"))
+    assert kroute("stop", cwd=repo).returncode == 0
+    snap = next((Path(os.environ["KROUTE_HOME"]) / "snapshots").glob("*.pickle"))
+    with snap.open("rb") as source:
+        header, body = pickle.load(source), source.read()
+    with snap.open("wb") as out:
+        pickle.dump(header | {"version": "0.0.0"}, out)
+        out.write(body)
+    again = started(repo)
+    load = daemon_status(again)["load"]
+    assert load["from"] == "cold" and "another kroute version" in load["snapshot_unused"]
+
+
+def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Path) -> None:
+    """While the catalog loads, /v1/status says `loading` and a route gets 503 `loading`
+    without waiting; a client asking waits for the load within its timeout."""
+    from router import __version__
+    from router.base import paths, protocol
+    from router.core import config
+    from router.runtime.engine import Engine
+    from router.serve import daemon, server
+
+    cfg = config.load((repo / "kroute.toml").resolve())
+    places = paths.places(cfg.root, cfg.file, os.environ, os.getuid())
+    release = threading.Event()
+
+    def slow(config: config.Config, version: str) -> Engine:
+        release.wait(30)
+        return Engine.load(config, version)
+
+    service = daemon.Service(cfg, places, load=slow)
+    paths.private_dir(places.runtime)
+    served = server.Server(str(places.socket), service)
+    threading.Thread(target=served.serve_forever, daemon=True).start()
+    # as a daemon writes it: this process serves, at this version
+    protocol.write_status(
+        places.status, {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
+    )
+    loading = threading.Thread(target=service.prepare, daemon=True)
+    loading.start()
+    target = client.target(cfg.root, cfg.file, os.environ)
+    try:
+        code, status = curl(target, "/v1/status")
+        assert (code, status["phase"], status["entries"]) == (200, "loading", 0)
+        code, refused = curl(target, "/v1/route", "-d", '{"task": "rotate the webhook key"}')
+        assert (code, refused["error"]["code"]) == (503, "loading")
+        assert "still loading the catalog" in refused["error"]["message"]
+        with pytest.raises(DaemonError, match="still loading the catalog"):
+            client.ask(target, os.environ, "/v1/route", {"task": "rotate"}, timeout=0.3)
+        release.set()
+        answer = client.ask(target, os.environ, "/v1/route", {"task": "rotate the webhook key"})
+        assert answer["pointers"]
+        assert curl(target, "/v1/status")[1]["phase"] == "ready"
+    finally:
+        release.set()
+        served.shutdown()
+        served.server_close()
+        places.status.unlink(missing_ok=True)

@@ -25,7 +25,7 @@ from router.cli.group import (
 from router.integrations import agents, gitstage
 from router.integrations import install as install_module
 from router.runtime.engine import Engine
-from router.serve import client, daemon, service
+from router.serve import client, foreground, service
 
 # -- the daemon --------------------------------------------------------------------------------
 
@@ -35,7 +35,7 @@ from router.serve import client, daemon, service
 @config_option
 def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
     """Run the daemon in the foreground (logs on stderr)."""
-    sys.exit(daemon.serve(resolve_config(catalog_dir, config_file), os.environ))
+    sys.exit(foreground.serve(resolve_config(catalog_dir, config_file), os.environ))
 
 
 def _target(catalog_dir: Path | None, config_file: Path | None) -> client.Target:

@@ -116,18 +116,28 @@ def _file(item: Entry) -> str:
 
 def load(config: Config) -> Catalog:
     """Return the catalog under the config's roots. Never raises for a bad file."""
-    walk_problems: list[Diagnostic] = []
-    files = {relpath: read(config, relpath) for relpath in _walk(config, walk_problems)}
+    present, problems = walked(config)
+    return assemble({relpath: read(config, relpath) for relpath in present}, problems)
+
+
+def walked(
+    config: Config, stamps: dict[str, tuple[int, int]] | None = None
+) -> tuple[list[str], tuple[Diagnostic, ...]]:
+    """Return the repository-relative catalog files under the roots, sorted, and what the
+    walk found wrong (symlinks leading outside a root, no root at all); each file's stamp
+    goes into `stamps` when given."""
+    problems: list[Diagnostic] = []
+    present = _walk(config, problems, stamps)
     if not any((config.root / pattern.clean(r)).exists() for r in config.roots):
         named = ", ".join(config.roots)
-        walk_problems.append(
+        problems.append(
             Diagnostic(
                 ".",
                 f"none of the catalog roots exists ({named}); set `roots` in kroute.toml",
                 WARNING,
             )
         )
-    return assemble(files, walk_problems)
+    return present, tuple(problems)
 
 
 def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalog:
@@ -156,13 +166,38 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
             continue
         fresh = read(config, relpath)
         if fresh.broken and old is not None and old.entries:
-            fresh = FileResult(old.entries, fresh.diagnostics, stale=True, digest=old.digest)
+            fresh = FileResult(
+                old.entries, fresh.diagnostics, stale=True, digest=old.digest, stamp=fresh.stamp
+            )
             stale.add(relpath)
         files[relpath] = fresh
         mix ^= fresh.digest
     # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
     walk = tuple(d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink())
     return Catalog(files, walk, mix, frozenset(stale))
+
+
+def changed_since(
+    config: Config, previous: Catalog, racy_from_ns: int
+) -> tuple[list[str], tuple[Diagnostic, ...]]:
+    """Return the repository-relative catalog files that differ from what `previous` read
+    (new ones, gone ones, and those whose stamp is not the one read), sorted, and the walk's
+    problems as `walked` gives them.
+
+    A file whose modification time is at or after `racy_from_ns` (when the reads that made
+    `previous` began, less the file system's time granularity) counts as changed even with
+    its stamp unchanged: an edit in the same clock tick as the read leaves the stamp as it
+    was. Costs a walk and a stat per file, not a read."""
+    changed: set[str] = set()
+    stamps: dict[str, tuple[int, int]] = {}
+    present, problems = walked(config, stamps)
+    for relpath in present:
+        known = previous.files.get(relpath)
+        stamp = stamps.get(relpath)
+        if known is None or stamp is None or known.stamp != stamp or stamp[1] >= racy_from_ns:
+            changed.add(relpath)
+    changed.update(set(previous.files) - set(present))
+    return sorted(changed), problems
 
 
 def assemble(files: Mapping[str, FileResult], walk: Iterable[Diagnostic] = ()) -> Catalog:
@@ -214,7 +249,18 @@ class FileTooLarge(OSError):
 
 
 def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """Return the bytes of the regular file at `path` (symlinks followed).
+    """Return the bytes of the regular file at `path` (symlinks followed): see `read_stamped`."""
+    return read_stamped(path, limit)[0]
+
+
+def stamp_of(info: os.stat_result) -> tuple[int, int]:
+    """Return the (size, mtime in ns) a snapshot keys a file by."""
+    return info.st_size, info.st_mtime_ns
+
+
+def read_stamped(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, tuple[int, int]]:
+    """Return the bytes of the regular file at `path` (symlinks followed) and its stamp
+    (`stamp_of` the descriptor read, taken before reading).
 
     The file is opened with O_NONBLOCK, so a FIFO without a writer cannot block the open,
     and the descriptor itself is checked, so what is read is what was checked. Raises
@@ -249,7 +295,7 @@ def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
             held += len(chunk)
         if held > limit:
             raise FileTooLarge(held)
-        return b"".join(chunks)
+        return b"".join(chunks), stamp_of(info)
     finally:
         os.close(fd)
 
@@ -260,7 +306,7 @@ def read(config: Config, relpath: str) -> FileResult:
     that cannot be read, is not a regular file, is too large, or nests deeper than the
     readers can follow is a diagnostic."""
     try:
-        raw = read_regular(config.root / relpath)
+        raw, stamp = read_stamped(config.root / relpath)
     except NotRegularFile:
         return diagnostic.only(relpath, "not a regular file: skipped", WARNING)
     except FileTooLarge as error:
@@ -270,7 +316,7 @@ def read(config: Config, relpath: str) -> FileResult:
     except OSError as error:
         return diagnostic.only(relpath, f"cannot read the file: {error.strerror or error}")
     try:
-        return _within_limits(relpath, _parse(config, relpath, raw))
+        return replace(_within_limits(relpath, _parse(config, relpath, raw)), stamp=stamp)
     except RecursionError:  # the last guard: every reader should refuse deep nesting itself
         return diagnostic.only(relpath, "nested too deeply to read; skipped")
 
@@ -380,8 +426,17 @@ def _under(relpath: str, root: str) -> bool:
     return root in ("", ".") or relpath == root or relpath.startswith(root + "/")
 
 
-def _walk(config: Config, problems: list[Diagnostic]) -> list[str]:
-    """Return the repository-relative catalog files under the roots, sorted."""
+def _walk(
+    config: Config,
+    problems: list[Diagnostic],
+    stamps: dict[str, tuple[int, int]] | None = None,
+) -> list[str]:
+    """Return the repository-relative catalog files under the roots, sorted, adding the
+    walk's problems (symlinks leading outside their root) to `problems` and, when `stamps`
+    is given, each file's stamp to it (None for a file that cannot be stat'ed).
+
+    Symlinked directories are never walked (the tree they lead to is walked under its own
+    root, or escapes); a symlinked file is read only when it stays inside its root."""
     base = config.root
     found: set[str] = set()
     for root in config.roots:
@@ -391,31 +446,48 @@ def _walk(config: Config, problems: list[Diagnostic]) -> list[str]:
             if rel is not None and is_catalog_path(config, rel):
                 found.add(rel)
             continue
-        for directory, dirnames, filenames in os.walk(top):
-            here = Path(directory)
-            keep = []
-            for name in sorted(dirnames):
-                child = here / name
-                if name in SKIP_DIRS:
-                    continue
-                if child.is_symlink():
-                    target = _resolved(child)
-                    if target is not None and _relative(top, target) is None:
-                        problems.append(_escape(base, child))
-                    continue  # never walked: the tree it leads to is walked, or escapes
-                keep.append(name)
-            dirnames[:] = keep
-            for name in filenames:
-                child = here / name
-                rel = _relative(base, child)
-                if rel is None or not is_catalog_path(config, rel):
-                    continue
-                if child.is_symlink():
-                    target = _resolved(child)  # None for a loop: `read` reports it
-                    if target is not None and _relative(top, target) is None:
-                        problems.append(_escape(base, child))
+        prefix = _relative(base, top)
+        if prefix is None:
+            continue
+        pending = [(str(top), "" if prefix == "." else prefix)]
+        while pending:
+            directory, rel_dir = pending.pop()
+            try:
+                listing = os.scandir(directory)
+            except OSError:
+                continue
+            with listing:
+                for item in listing:
+                    rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
+                    is_link = item.is_symlink()
+                    try:
+                        is_dir = item.is_dir()
+                    except OSError:  # a symlink loop: a file whose read says so
+                        is_dir = False
+                    if is_dir:
+                        if item.name in SKIP_DIRS:
+                            continue
+                        if is_link:
+                            target = _resolved(Path(item.path))
+                            if target is not None and _relative(top, target) is None:
+                                problems.append(_escape(base, Path(item.path)))
+                            continue
+                        pending.append((item.path, rel))
                         continue
-                found.add(rel)
+                    if not is_catalog_path(config, rel):
+                        continue
+                    if is_link:
+                        target = _resolved(Path(item.path))  # None for a loop: `read` says so
+                        if target is not None and _relative(top, target) is None:
+                            problems.append(_escape(base, Path(item.path)))
+                            continue
+                    found.add(rel)
+                    if stamps is not None:
+                        try:
+                            stamps[rel] = stamp_of(item.stat())
+                        except OSError:
+                            stamps.pop(rel, None)
+    problems.sort(key=lambda d: d.path)
     return sorted(found)
 
 

@@ -45,6 +45,9 @@ class FileResult:
     diagnostics: tuple[Diagnostic, ...] = ()
     stale: bool = False  # entries are a previous good version; the file is broken now
     digest: int = 0  # hash of the entries' routed fields (see `file_digest`)
+    # (size, mtime in ns) of the file as it was read, (0, 0) when it could not be: what a
+    # snapshot compares to tell a file that changed since (see `runtime.snapshot`)
+    stamp: tuple[int, int] = (0, 0)
 
     @property
     def broken(self) -> bool:

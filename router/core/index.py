@@ -42,12 +42,31 @@ class Field:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
 class Indexed:
-    """An entry with its scored fields (the body's are read on demand: see `body_fields`)."""
+    """An entry with its scored fields (the body's are read on demand: see `body_fields`).
 
-    entry: Entry
-    fields: tuple[Field, ...]
+    The fields are derived from the entry when first read and kept: a route reads those of
+    its few candidates, and a snapshot need not carry them (it pickles the entry alone)."""
+
+    __slots__ = ("_fields", "entry")
+
+    def __init__(self, entry: Entry, fields: tuple[Field, ...] | None = None) -> None:
+        self.entry = entry
+        self._fields = fields
+
+    @property
+    def fields(self) -> tuple[Field, ...]:
+        """Return the entry's scored fields but its body (`fields_of`)."""
+        if self._fields is None:
+            # Two threads may both derive them; both get equal tuples, one is kept.
+            self._fields = fields_of(self.entry)
+        return self._fields
+
+    def __reduce__(self) -> tuple[type[Indexed], tuple[Entry]]:
+        return Indexed, (self.entry,)
+
+    def __repr__(self) -> str:
+        return f"Indexed({self.entry.id!r})"
 
 
 def fields_of(item: Entry) -> tuple[Field, ...]:
@@ -117,6 +136,7 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float
 # Impacts are kept in one byte each: with bodies, postings are most of the daemon's memory,
 # and 256 levels of a value below K1 + 1 order entries as well as a float does.
 IMPACT_STEP = (weight.K1 + 1) / 255
+_PER_STEP = 1 / IMPACT_STEP
 
 
 class _Posting:
@@ -276,14 +296,16 @@ class Index:
         for token in exact:
             df[token] = df.get(token, 0) + 1
         # slots only grow, so appending keeps every posting in ascending slot order
+        postings = self._postings
         for stem, impact in weight.impacts(tiers).items():
-            posting = self._postings.get(stem)
+            posting = postings.get(stem)
             if posting is None:
-                posting = self._postings[stem] = _Posting()
-            step = max(1, round(impact / IMPACT_STEP))
+                posting = postings[stem] = _Posting()
+            step = round(impact * _PER_STEP) or 1
             posting.slots.append(slot)
             posting.impacts.append(step)
-            posting.ceiling = max(posting.ceiling, step)
+            if step > posting.ceiling:
+                posting.ceiling = step
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])

@@ -1,34 +1,34 @@
 """The daemon: a hot index kept in step with the catalog on disk by a file watcher, served
 over HTTP on a Unix socket (`server` is the transport). Every request takes one lock, and so
 does swapping in a catalog change (read and parsed before, outside it), so a route never sees
-a half-applied change and never waits for a slow file. It exits on its own after an idle time
-without requests, and when its repository root is gone."""
+a half-applied change and never waits for a slow file. It answers while it loads (status
+only), and says when it should exit on its own: after an idle time without requests, and
+when its repository root is gone. Running it as a process is `foreground`'s."""
 
 from __future__ import annotations
 
 import contextlib
 import datetime
-import math
 import os
-import signal
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.base import paths, protocol
-from router.base.errors import ConfigError, KrouteError
+from router.base import paths
+from router.base.errors import KrouteError
 from router.core import catalog, diagnostic
 from router.core import config as config_module
 from router.core.config import Config
 from router.logbook.recorder import Recorder
+from router.runtime import snapshot
 from router.runtime.engine import Engine
-from router.serve import server as server_module
-from router.serve import service, watch
+from router.serve import loader, service
 
 # The longest a starting daemon waits for its file watcher before it answers anyway.
 WATCH_READY_SECONDS = 5.0
@@ -39,8 +39,8 @@ KEEPER_SECONDS = 0.2
 # A reload landing between reading changed files and swapping them in makes the read stale, so
 # it is done again; after this many tries the read is done under the lock (it always ends).
 SWAP_TRIES = 3
-# Tests set this (seconds, 0 for never) instead of writing `[daemon] idle_minutes`.
-IDLE_ENV = "KROUTE_IDLE_SECONDS"
+# What a daemon still loading its catalog answers; everything else gets 503 `loading`.
+LOADING_ANSWERS = frozenset({"/v1/status", "/v1/shutdown"})
 
 
 class Service:
@@ -53,8 +53,9 @@ class Service:
         places: paths.Places,
         *,
         version: str = __version__,
-        load: Callable[[Config], Engine] = Engine.load,
+        load: Callable[[Config, str], Engine] = Engine.load,
         idle_seconds: float | None = None,
+        snapshot_after: float = loader.SNAPSHOT_AFTER_SECONDS,
     ) -> None:
         self.config = config
         self.places = places
@@ -62,7 +63,7 @@ class Service:
         self.load = load
         self.idle_seconds = idle_seconds  # overrides the config's idle_minutes when given
         self.lock = threading.Lock()
-        self.started_at = _now()
+        self.started_at = timestamp()
         self.started = time.monotonic()
         self.last_request = self.started
         self.updates = 0
@@ -71,7 +72,20 @@ class Service:
         self.rearm = threading.Event()  # asks the watcher to set its watches afresh
         self._pending = threading.local()  # per request thread: log lines not yet written
         self.recorder = Recorder(places.state, places.key, defer=self._defer)
-        self.app = service.App(load(config), self.recorder, control=self)
+        # Until `prepare` has loaded the catalog, the app holds an empty engine and only
+        # LOADING_ANSWERS are answered; `ready` is set once the real one is in.
+        self.app = service.App(Engine(config, catalog.assemble({}), version), self.recorder, self)
+        self.ready = threading.Event()
+        # Set once the loaded engine may change: a snapshot being written must not see an
+        # update half-applied, so the watcher's changes wait for it.
+        self.settled = threading.Event()
+        self.loaded: loader.Loaded | None = None
+        self.snapshot_after = snapshot_after
+        self.snapshot = snapshot.path_of(places.state, places.key)
+        self.snapshot_note: str | None = None
+        # when the reads behind the engine's last full load began (files modified since may
+        # have changed in the tick they were read: see `_catch_up`)
+        self.reads_began_ns = time.time_ns()
 
     @property
     def engine(self) -> Engine:
@@ -83,12 +97,48 @@ class Service:
 
     # -- requests ----------------------------------------------------------------------------
 
+    def prepare(self) -> None:
+        """Load the catalog (from the snapshot when one serves), put its engine in, and
+        answer from then on; then write a snapshot for the next start when `loader` says it
+        is worth it. Never raises: a load that fails leaves the empty engine serving, with
+        the failure in the log."""
+        try:
+            self.loaded = loader.load(self.config, self.snapshot, self.version, cold=self.load)
+            with self.lock:
+                self.engine = self.loaded.engine
+                self.reads_began_ns = self.loaded.began_ns
+            note = f"loaded {len(self.engine.index)} entries (from {self.loaded.source}"
+            if self.loaded.unused:
+                note += f"; snapshot not used: {self.loaded.unused}"
+            note += f") in {self.loaded.seconds:.2f} s"
+            print(f"{timestamp()} {note}", file=sys.stderr, flush=True)
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            self.ready.set()
+        try:
+            if self.loaded is not None and self.loaded.worth_keeping(self.snapshot_after):
+                self.snapshot_note = loader.keep(self.loaded, self.snapshot)
+                print(f"{timestamp()} {self.snapshot_note}", file=sys.stderr, flush=True)
+        finally:
+            self.settled.set()
+
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
     ) -> tuple[int, Any]:
         """Return (status, document) for one request, answered by the app under the lock (a
-        route never sees a half-applied change); a hook answer is text (str). Never raises."""
+        route never sees a half-applied change); a hook answer is text (str). Never raises.
+
+        While the catalog loads, only LOADING_ANSWERS are answered; the rest get 503
+        `loading` at once (a hook fails open rather than wait)."""
         self.last_request = time.monotonic()
+        if not self.ready.is_set() and path.partition("?")[0] not in LOADING_ANSWERS:
+            waited = time.monotonic() - self.started
+            return 503, service.error_document(
+                "loading",
+                f"the daemon is still loading the catalog ({waited:.1f} s so far); "
+                "try again in a moment (kroute status shows when it is ready)",
+            )
         with self.lock:
             answer = self.app.answer(method, path, body, source)
         self.last_request = time.monotonic()
@@ -112,6 +162,9 @@ class Service:
     def status(self) -> dict[str, Any]:
         cat = self.engine.catalog
         return {
+            "phase": "ready" if self.ready.is_set() else "loading",
+            "load": self.loaded.as_dict() if self.loaded is not None else None,
+            "snapshot": self.snapshot_note,
             "version": self.version,
             "pid": os.getpid(),
             "root": str(self.config.root),
@@ -151,7 +204,8 @@ class Service:
         afresh. Returns the new entry count, fingerprint and config error (None when the file
         is in force). Runs under the request lock (`dispatch` calls it)."""
         self.config = self._read_config()
-        self.engine = self.load(self.config)
+        self.reads_began_ns = time.time_ns()
+        self.engine = self.load(self.config, self.version)
         self.updates += 1
         self.rearm.set()
         return {
@@ -219,13 +273,32 @@ class Service:
         the one in force (see `config_error`). Never raises."""
         try:
             fresh = self._read_config()
-            engine = self.load(fresh)
+            if fresh == self.config:
+                self._catch_up()
+                return
+            began_ns = time.time_ns()
+            engine = self.load(fresh, self.version)
             with self.lock:
                 self.config = fresh
                 self.engine = engine
+                self.reads_began_ns = began_ns
                 self.updates += 1
         except Exception:
             traceback.print_exc(file=sys.stderr)
+
+    def _catch_up(self) -> None:
+        """Bring the engine in line with the catalog on disk after events may have been
+        missed (the watches were set afresh), under an unchanged config: every file is
+        stat'ed and only those whose stamp differs from the one read are read again, as a
+        restart from a snapshot does. Costs a walk, not a cold load."""
+        engine = self.engine
+        racy_from = self.reads_began_ns - snapshot.RACY_NS
+        changed, walk = catalog.changed_since(engine.config, engine.catalog, racy_from)
+        if changed:
+            self._update(changed)
+        with self.lock:
+            if self.engine.catalog.walk != walk:
+                self.engine.catalog = replace(self.engine.catalog, walk=walk)
 
     def _read_config(self) -> Config:
         """Return the configuration the config file now holds, or the one in force when it
@@ -237,7 +310,7 @@ class Service:
             fresh = config_module.load(self.config.file, self.config.root)
         except KrouteError as error:
             if str(error) != self.config_error:
-                print(f"{_now()} config not reloaded: {error}", file=sys.stderr, flush=True)
+                print(f"{timestamp()} config not reloaded: {error}", file=sys.stderr, flush=True)
             self.config_error = str(error)
             return self.config
         self.config_error = None
@@ -275,136 +348,5 @@ class Service:
         return None
 
 
-# -- running --------------------------------------------------------------------------------------
-
-
-def serve(
-    config: Config,
-    env: Mapping[str, str],
-    *,
-    version: str = __version__,
-    changes: watch.Changes = watch.changes,
-) -> int:
-    """Run the daemon in the foreground until shut down, idle for the config's idle time
-    (`env`'s KROUTE_IDLE_SECONDS overrides it), or left without its root. Returns the exit
-    status.
-
-    Raises DaemonError when another daemon already serves this root, ConfigError when
-    KROUTE_IDLE_SECONDS is not a number of seconds."""
-    from router.serve import client
-
-    try:
-        return _serve(config, env, version=version, changes=changes)
-    finally:
-        # Whether it served or failed to start, it is no longer starting: `stop` (which
-        # signals the pid a start lock names) must not find its lock.
-        client.drop_start_lock(protocol.places_of(config.root, config.file, env))
-
-
-def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: watch.Changes) -> int:
-    """Run the daemon in the foreground: see `serve`. Returns the exit status."""
-    from router.serve import client
-
-    idle_seconds = _idle_override(env)
-
-    t = client.target(config.root, config.file, env)
-    current, sentence = client.state(t, version)
-    if current in ("running", "other-version"):
-        from router.base.errors import DaemonError
-
-        raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
-    client.clean(t)
-    places = t.places
-    paths.private_dir(places.runtime)
-    service = Service(config, places, version=version, idle_seconds=idle_seconds)
-    watching = threading.Event()
-
-    def watcher() -> None:
-        try:
-            for batch in watch.follow(service.watch_targets, service.stop, service.rearm, changes):
-                watching.set()
-                if batch.resync:
-                    service.resync()
-                elif batch.paths:
-                    service.apply(set(batch.paths))
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-        finally:
-            watching.set()  # a watcher that failed must not keep the daemon from serving
-
-    # Watch first, then answer: an edit made once `kroute start` returns is never missed.
-    threading.Thread(target=watcher, name="watcher", daemon=True).start()
-    watching.wait(WATCH_READY_SECONDS)
-    old_umask = os.umask(0o177)  # the socket is created 0600
-    try:
-        server = server_module.Server(str(places.socket), service)
-    finally:
-        os.umask(old_umask)
-    os.chmod(places.socket, 0o600)
-    _write_status(places, config, version, service.started_at)
-    protocol.write_root(places, config.root, config.file)
-    client.drop_start_lock(places)  # started: from now on `stop` finds it by its status file
-    print(
-        f"{service.started_at} serving {config.root} ({len(service.engine.index)} entries) "
-        f"on {places.socket}",
-        file=sys.stderr,
-        flush=True,
-    )
-
-    def stopper() -> None:
-        service.stop.wait()
-        server.shutdown()
-
-    def keeper() -> None:
-        while not service.stop.wait(KEEPER_SECONDS):
-            reason = service.exit_reason()
-            if reason is not None:
-                print(f"{_now()} exiting: {reason}", file=sys.stderr, flush=True)
-                service.stop.set()
-
-    threading.Thread(target=stopper, name="stopper", daemon=True).start()
-    threading.Thread(target=keeper, name="keeper", daemon=True).start()
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda *_: service.stop.set())
-    try:
-        server.serve_forever(poll_interval=0.2)
-    finally:
-        service.stop.set()
-        server.server_close()
-        if (client.read_status(t) or {}).get("pid") == os.getpid():
-            client.clean(t)
-        print(f"{_now()} stopped", file=sys.stderr, flush=True)
-    return 0
-
-
-def _idle_override(env: Mapping[str, str]) -> float | None:
-    """Return the idle time KROUTE_IDLE_SECONDS sets (seconds, 0 for never), or None when it
-    is unset. Raises ConfigError for a value that is not a number of seconds."""
-    raw = env.get(IDLE_ENV, "").strip()
-    if not raw:
-        return None
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = math.nan
-    if not math.isfinite(seconds) or seconds < 0:
-        raise ConfigError(f"{IDLE_ENV} is {raw!r}", "Set it to a number of seconds, 0 for never")
-    return seconds
-
-
-def _write_status(places: paths.Places, config: Config, version: str, started_at: str) -> None:
-    protocol.write_status(
-        places.status,
-        {
-            "pid": os.getpid(),
-            "socket": str(places.socket),
-            "version": version,
-            "root": str(config.root),
-            "config": str(config.file) if config.file else None,
-            "started_at": started_at,
-        },
-    )
-
-
-def _now() -> str:
+def timestamp() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

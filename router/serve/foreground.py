@@ -1,0 +1,171 @@
+"""Running the daemon in the foreground (`kroute serve`; `kroute start` detaches it): the
+socket first, then the catalog loaded on a thread of its own (`Service.prepare`), the file
+watcher, the keeper that exits an idle daemon, and the signals that stop it. The environment
+is read here and nowhere below."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import sys
+import threading
+import traceback
+from collections.abc import Mapping
+
+from router import __version__
+from router.base import paths, protocol
+from router.base.errors import ConfigError
+from router.core.config import Config
+from router.serve import loader, watch
+from router.serve import server as server_module
+from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Service, timestamp
+
+# Tests set this (seconds, 0 for never) instead of writing `[daemon] idle_minutes`.
+IDLE_ENV = "KROUTE_IDLE_SECONDS"
+# Tests set this to have a snapshot written however fast the cold load was (seconds).
+SNAPSHOT_ENV = "KROUTE_SNAPSHOT_AFTER"
+
+
+def serve(
+    config: Config,
+    env: Mapping[str, str],
+    *,
+    version: str = __version__,
+    changes: watch.Changes = watch.changes,
+) -> int:
+    """Run the daemon in the foreground until shut down, idle for the config's idle time
+    (`env`'s KROUTE_IDLE_SECONDS overrides it), or left without its root. Returns the exit
+    status.
+
+    Raises DaemonError when another daemon already serves this root, ConfigError when
+    KROUTE_IDLE_SECONDS is not a number of seconds."""
+    from router.serve import client
+
+    try:
+        return _serve(config, env, version=version, changes=changes)
+    finally:
+        # Whether it served or failed to start, it is no longer starting: `stop` (which
+        # signals the pid a start lock names) must not find its lock.
+        client.drop_start_lock(protocol.places_of(config.root, config.file, env))
+
+
+def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: watch.Changes) -> int:
+    """Run the daemon in the foreground: see `serve`. Returns the exit status."""
+    from router.serve import client
+
+    idle_seconds = _idle_override(env)
+    snapshot_after = _seconds(env, SNAPSHOT_ENV, loader.SNAPSHOT_AFTER_SECONDS)
+
+    t = client.target(config.root, config.file, env)
+    current, sentence = client.state(t, version)
+    if current in ("running", "other-version"):
+        from router.base.errors import DaemonError
+
+        raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
+    client.clean(t)
+    places = t.places
+    paths.private_dir(places.runtime)
+    service = Service(
+        config, places, version=version, idle_seconds=idle_seconds, snapshot_after=snapshot_after
+    )
+    watching = threading.Event()
+
+    def watcher() -> None:
+        try:
+            for batch in watch.follow(service.watch_targets, service.stop, service.rearm, changes):
+                watching.set()
+                if not (batch.resync or batch.paths):
+                    continue
+                while not service.settled.wait(KEEPER_SECONDS):  # a snapshot being written
+                    if service.stop.is_set():
+                        return
+                if batch.resync:
+                    service.resync()
+                elif batch.paths:
+                    service.apply(set(batch.paths))
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            watching.set()  # a watcher that failed must not keep the daemon from serving
+
+    # Watch first, then answer: an edit made once `kroute start` returns is never missed.
+    threading.Thread(target=watcher, name="watcher", daemon=True).start()
+    watching.wait(WATCH_READY_SECONDS)
+    old_umask = os.umask(0o177)  # the socket is created 0600
+    try:
+        server = server_module.Server(str(places.socket), service)
+    finally:
+        os.umask(old_umask)
+    os.chmod(places.socket, 0o600)
+    _write_status(places, config, version, service.started_at)
+    protocol.write_root(places, config.root, config.file)
+    client.drop_start_lock(places)  # started: from now on `stop` finds it by its status file
+    print(
+        f"{service.started_at} serving {config.root} on {places.socket}, loading the catalog",
+        file=sys.stderr,
+        flush=True,
+    )
+    threading.Thread(target=service.prepare, name="loader", daemon=True).start()
+
+    def stopper() -> None:
+        service.stop.wait()
+        server.shutdown()
+
+    def keeper() -> None:
+        while not service.stop.wait(KEEPER_SECONDS):
+            reason = service.exit_reason()
+            if reason is not None:
+                print(f"{timestamp()} exiting: {reason}", file=sys.stderr, flush=True)
+                service.stop.set()
+
+    threading.Thread(target=stopper, name="stopper", daemon=True).start()
+    threading.Thread(target=keeper, name="keeper", daemon=True).start()
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, lambda *_: service.stop.set())
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        service.stop.set()
+        server.server_close()
+        if (client.read_status(t) or {}).get("pid") == os.getpid():
+            client.clean(t)
+        print(f"{timestamp()} stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+def _idle_override(env: Mapping[str, str]) -> float | None:
+    """Return the idle time KROUTE_IDLE_SECONDS sets (seconds, 0 for never), or None when it
+    is unset. Raises ConfigError for a value that is not a number of seconds."""
+    if not env.get(IDLE_ENV, "").strip():
+        return None
+    return _seconds(env, IDLE_ENV, 0.0, ", 0 for never")
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float, zero: str = "") -> float:
+    """Return the seconds the variable `name` sets, `default` when it is unset. Raises
+    ConfigError for a value that is not a number of seconds (`zero` says what 0 means)."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0:
+        raise ConfigError(f"{name} is {raw!r}", f"Set it to a number of seconds{zero}")
+    return seconds
+
+
+def _write_status(places: paths.Places, config: Config, version: str, started_at: str) -> None:
+    protocol.write_status(
+        places.status,
+        {
+            "pid": os.getpid(),
+            "socket": str(places.socket),
+            "version": version,
+            "root": str(config.root),
+            "config": str(config.file) if config.file else None,
+            "started_at": started_at,
+        },
+    )

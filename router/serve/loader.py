@@ -1,0 +1,116 @@
+"""How a starting daemon gets its engine: from its snapshot when one serves (only the files
+changed since are read again), else by reading the whole catalog; and when to write a
+snapshot for the next start.
+
+The daemon answers `/v1/status` (state `loading`) while this runs on a thread of its own, so
+hooks fail open at once instead of waiting out a large catalog.
+"""
+
+from __future__ import annotations
+
+import gc
+import glob
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from router.core.config import Config
+from router.runtime import snapshot
+from router.runtime.engine import Engine
+
+# A catalog read cold in less than this gets no snapshot: reading it again costs about what
+# reading a snapshot would, and the suite and small repositories start many daemons.
+SNAPSHOT_AFTER_SECONDS = 1.0
+# A restored snapshot is written again once this share of its files had to be read again
+# (edits made while no daemon ran), so that restarts stay fast as edits accumulate.
+RESAVE_SHARE = 0.01
+RESAVE_AT_LEAST = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """An engine ready to serve and how it was had."""
+
+    engine: Engine
+    source: str  # "snapshot" or "cold"
+    seconds: float
+    reread: int  # catalog files read again (from a snapshot: those changed since)
+    began_ns: int  # wall-clock time the reads began (what a snapshot of it records)
+    unused: str | None = None  # why a snapshot on disk was not used
+
+    def worth_keeping(self, after_seconds: float = SNAPSHOT_AFTER_SECONDS) -> bool:
+        """Return whether a snapshot of this engine should be written for the next start."""
+        if self.source == "cold":
+            return self.seconds >= after_seconds
+        files = len(self.engine.catalog.files)
+        return self.reread >= max(RESAVE_AT_LEAST, RESAVE_SHARE * files)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the `load` member of the daemon's status."""
+        return {
+            "from": self.source,
+            "seconds": round(self.seconds, 3),
+            "reread": self.reread,
+            "snapshot_unused": self.unused,
+        }
+
+
+def load(
+    config: Config,
+    path: Path | None,
+    version: str,
+    *,
+    cold: Callable[[Config, str], Engine] = Engine.load,
+    clock: Callable[[], int] = time.time_ns,
+) -> Loaded:
+    """Return the engine for `config`: restored from the snapshot at `path` when it serves,
+    else loaded by `cold` (`path` None: no snapshot is tried); either way the engine
+    reports `version`. The cyclic garbage collector is held
+    off while the index is built (its passes over a growing index cost more than the
+    build), then everything loaded is frozen out of its sight: the index lives as long as
+    the daemon. Raises what `cold` raises (Engine.load does not raise for bad files)."""
+    began_ns = clock()
+    began = time.monotonic()
+    unused: str | None = None
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        if path is not None:
+            try:
+                restored = snapshot.restore(config, path, version)
+            except snapshot.Unusable as why:
+                restored, unused = None, str(why)
+            if restored is not None:
+                return Loaded(
+                    restored.engine,
+                    "snapshot",
+                    time.monotonic() - began,
+                    len(restored.changed),
+                    began_ns,
+                )
+        engine = cold(config, version)
+        reread = len(engine.catalog.files)
+        return Loaded(engine, "cold", time.monotonic() - began, reread, began_ns, unused)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
+def keep(loaded: Loaded, path: Path) -> str:
+    """Write the snapshot of a loaded engine to `path` (its directory made private) and
+    return a sentence for the log saying what was written or why not. Never raises: a
+    snapshot not written only costs the next start its speed."""
+    began = time.monotonic()
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for leftover in glob.glob(glob.escape(str(path)) + ".*.partial"):
+            os.unlink(leftover)  # a write cut short by a stop
+        written = snapshot.save(loaded.engine, path, loaded.began_ns)
+    except Exception as error:  # a full disk, a read-only home, an unpicklable field
+        return f"snapshot not written ({type(error).__name__}: {error})"
+    seconds = time.monotonic() - began
+    return f"snapshot written: {written / 1_048_576:.1f} MiB in {seconds:.1f} s ({path})"

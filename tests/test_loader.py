@@ -1,0 +1,91 @@
+"""How a daemon gets its engine: from a snapshot when one serves, else cold; and when a
+snapshot is written for the next start."""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from router import __version__
+from router.core import config
+from router.runtime.engine import Engine
+from router.serve import loader
+
+from conftest import DEMO
+
+
+@pytest.fixture
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
+    tree = copy_tree(DEMO)
+    past = time.time() - 3600
+    for path in tree.rglob("*"):
+        os.utime(path, (past, past))
+    return tree
+
+
+def test_without_a_snapshot_it_loads_cold_and_keeps_one_for_next_time(
+    repo: Path, tmp_path: Path
+) -> None:
+    cfg = config.load(repo / "kroute.toml")
+    path = tmp_path / "state" / "snapshots" / "key.pickle"
+    first = loader.load(cfg, path, __version__)
+    assert (first.source, first.unused) == ("cold", None)
+    assert first.reread == len(first.engine.catalog.files) > 0
+    assert not first.worth_keeping()  # the demo loads in well under a second
+    assert first.worth_keeping(after_seconds=0)
+    said = loader.keep(first, path)
+    assert said.startswith("snapshot written:") and path.is_file()
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+
+    second = loader.load(cfg, path, __version__)
+    assert (second.source, second.reread, second.unused) == ("snapshot", 0, None)
+    assert len(second.engine.index) == len(first.engine.index)
+    assert not second.worth_keeping(after_seconds=0)  # nothing changed: nothing to write
+
+
+def test_a_snapshot_that_cannot_serve_is_named_and_the_load_is_cold(
+    repo: Path, tmp_path: Path
+) -> None:
+    cfg = config.load(repo / "kroute.toml")
+    path = tmp_path / "key.pickle"
+    loader.keep(loader.load(cfg, path, "0.0.1"), path)
+    loaded = loader.load(cfg, path, __version__)
+    assert loaded.source == "cold"
+    assert loaded.unused == "it was written by another kroute version"
+    assert loaded.as_dict()["snapshot_unused"] == loaded.unused
+
+
+def test_a_restored_snapshot_with_many_files_read_again_is_written_again(
+    repo: Path, tmp_path: Path
+) -> None:
+    cfg = config.load(repo / "kroute.toml")
+    engine = Engine.load(cfg)
+    few = loader.Loaded(engine, "snapshot", 0.1, reread=loader.RESAVE_AT_LEAST - 1, began_ns=0)
+    many = loader.Loaded(engine, "snapshot", 0.1, reread=loader.RESAVE_AT_LEAST, began_ns=0)
+    assert not few.worth_keeping() and many.worth_keeping()
+
+
+def test_a_snapshot_that_cannot_be_written_is_a_sentence_not_a_failure(
+    repo: Path, tmp_path: Path
+) -> None:
+    cfg = config.load(repo / "kroute.toml")
+    blocker = tmp_path / "snapshots"
+    blocker.write_text("a file where the directory would go")
+    said = loader.keep(loader.load(cfg, None, __version__), blocker / "key.pickle")
+    assert said.startswith("snapshot not written (")
+
+
+def test_the_loaded_index_is_kept_out_of_the_collectors_sight(repo: Path) -> None:
+    gc.unfreeze()
+    before = gc.get_freeze_count()
+    loaded = loader.load(config.load(repo / "kroute.toml"), None, __version__)
+    try:
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > before + len(loaded.engine.index)
+    finally:
+        gc.unfreeze()
