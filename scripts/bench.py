@@ -1,9 +1,9 @@
 """Benchmarks (DESIGN 13): synthetic catalogs of 1k / 10k / 100k entries written as real
-files, then cold load, route time inside the daemon, end-to-end latency through the socket
-(curl and the Python client), route time for tasks of 10 to 5,000 words, the cold in-process
-CLI, update visibility after a write, the daemon's RSS, the catalog's size on disk and the
-bench's wall time. Prints one table. Figures, not assertions: the machine is noisy, so read
-the ratios measured in one run.
+files, then cold load, the daemon's start from a snapshot, route time inside the daemon,
+end-to-end latency through the socket (curl and the Python client), route time for tasks of
+10 to 5,000 words, the cold in-process CLI, update visibility after a write, the daemon's
+RSS, the catalog's size on disk and the bench's wall time. Prints one table. Figures, not
+assertions: the machine is noisy, so read the ratios measured in one run.
 
 The catalogs' words follow the two laws real text follows: Zipf frequencies (rank r drawn in
 proportion to 1/r) over a vocabulary that grows with the catalog (Heaps: V = 20 * sqrt(n)
@@ -23,9 +23,17 @@ Catalogs are written one file at a time under --workdir (never inside the reposi
 kept there: a later run reuses a catalog whose manifest (bench-manifest.json) records the
 same parameters; --fresh writes them again.
 
+With --anchors, kroute is set beside tantivy and bm25s (issue 15): bench.py makes a venv of
+their own under --workdir once (anchors-venv, never the project's venv), exports the entries
+kroute loaded (the text it ranks over, fields and body) and the same tasks it routes, and has
+scripts/anchors.py, run by that venv's python, index them; then each task goes to the anchors
+and to the daemon in turn, so the three are timed in the same slices of the machine, and the
+table gains their p50/p99 and kroute / tantivy ratios. When the packages cannot be installed
+it says so and carries on without them.
+
     python scripts/bench.py [--sizes 1000,10000,100000] [--queries 300] [--no-bodies]
         [--lengths 10,100,1000,5000] [--length-queries 100] [--workdir DIR] [--fresh]
-        [--hooks] [--json]
+        [--hooks] [--anchors] [--json]
 """
 
 from __future__ import annotations
@@ -53,7 +61,8 @@ from typing import Any
 
 from router import __version__
 from router.core import config
-from router.runtime import request
+from router.core.text import normalize
+from router.runtime import request, snapshot
 from router.runtime.engine import Engine
 from router.serve import client
 
@@ -541,6 +550,12 @@ def percentile(values: list[float], q: float) -> float:
 
 def raw_route(sock_path: Path, task: str) -> tuple[int, float, float]:
     """Return (HTTP status, end-to-end seconds, seconds inside the daemon) for one route."""
+    return exchange(sock_path, task)[:3]
+
+
+def exchange(sock_path: Path, task: str) -> tuple[int, float, float, bytes]:
+    """Return (HTTP status, end-to-end seconds, seconds inside the daemon, the answer's body)
+    for one route, one connection."""
     body = json.dumps({"task": task}).encode()
     head = (
         "POST /v1/route HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
@@ -555,7 +570,8 @@ def raw_route(sock_path: Path, task: str) -> tuple[int, float, float]:
         while chunk := s.recv(65536):
             chunks.append(chunk)
     total = time.perf_counter() - began
-    headers = b"".join(chunks).split(b"\r\n\r\n", 1)[0].decode().split("\r\n")
+    head_bytes, _, answer = b"".join(chunks).partition(b"\r\n\r\n")
+    headers = head_bytes.decode().split("\r\n")
     status = int(headers[0].split()[1])
     inside = next(
         (
@@ -565,7 +581,7 @@ def raw_route(sock_path: Path, task: str) -> tuple[int, float, float]:
         ),
         math.nan,
     )
-    return status, total, inside
+    return status, total, inside, answer
 
 
 def concurrent(sock_path: Path, work: list[str], clients: int, seconds: float) -> dict[str, Any]:
@@ -669,6 +685,159 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
+# -- the anchors: tantivy and bm25s on the same entries and tasks (issue 15) -------------------
+
+
+ANCHORS = ("tantivy", "bm25s")  # the PyPI packages, and the engines' names in the figures
+ANCHORS_VENV = "anchors-venv"  # under --workdir: the project's venv never gets them
+ANCHORS_DATA = "anchors"  # under --workdir: a folder per catalog, corpus.jsonl + queries.json
+ANCHORS_SCRIPT = Path(__file__).with_name("anchors.py")
+INSTALL_TIMEOUT_S = 900
+SHORT = "short"  # the query set of the short tasks; the others are named by their length
+TOP_K = 5  # the hits scripts/anchors.py reads out of each anchor (its TOP)
+
+
+def anchors_python(workdir: Path) -> tuple[Path | None, str]:
+    """Return the python of the anchors' venv under `workdir` (made with `python -m venv`
+    and ANCHORS installed into it with pip the first time, reused after) and a line saying
+    what was done; (None, why) when it could not be made."""
+    venv = workdir / ANCHORS_VENV
+    python = venv / "bin" / "python"
+    probe = [str(python), "-c", f"import {', '.join(ANCHORS)}"]
+    if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        return python, f"anchors: reusing {venv}"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    try:
+        for step in ([sys.executable, "-m", "venv", "--clear", str(venv)], [*pip, *ANCHORS]):
+            subprocess.run(
+                step, check=True, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S
+            )
+    except (OSError, subprocess.SubprocessError) as error:
+        said = (getattr(error, "stderr", None) or str(error)).strip().splitlines()
+        why = said[-1] if said else type(error).__name__
+        return None, (
+            f"anchors: could not install {' '.join(ANCHORS)} into {venv} ({why}); "
+            "carrying on without anchor rows"
+        )
+    return python, f"anchors: installed {' '.join(ANCHORS)} into {venv}"
+
+
+def export_corpus(engine: Engine, path: Path) -> int:
+    """Write to `path` one JSON line `{"id", "text"}` per entry `engine` indexed, the text
+    kroute ranks over: its fields' normal text (routing fields, id, title, summary, tags,
+    path, governs, open_first, notes) and its body as the ranker reads it (each section's
+    heading and text, normalized); return how many entries it wrote."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with path.open("w", encoding="utf-8") as out:
+        for item in engine.index:
+            body = normalize(" ".join(f"{s.heading} {s.text}" for s in item.entry.body))
+            words = " ".join([*(field.normal for field in item.fields), body]).strip()
+            out.write(json.dumps({"id": item.entry.id, "text": words}) + "\n")
+            written += 1
+    return written
+
+
+class AnchorWorker:
+    """scripts/anchors.py running in the anchors' venv over one catalog's exported corpus,
+    answering one task at a time (see its docstring)."""
+
+    def __init__(self, python: Path, corpus: Path, queries: Path) -> None:
+        command = [str(python), str(ANCHORS_SCRIPT), str(corpus), str(queries)]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        self.ready = self.read()  # the versions, build seconds, documents, peak RSS
+
+    def read(self) -> dict[str, Any]:
+        """Return the worker's next JSON line; raise RuntimeError when it has exited."""
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"scripts/anchors.py exited with {self.process.wait()}")
+        answer: dict[str, Any] = json.loads(line)
+        return answer
+
+    def search(self, name: str, at: int) -> dict[str, Any]:
+        """Return `{engine}_s` (seconds) and `{engine}` (top ids) of each anchor for task `at`
+        of query set `name`, and the worker's peak RSS so far."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps({"set": name, "at": at}) + "\n")
+        self.process.stdin.flush()
+        return self.read()
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def p50_p99(values: list[float], prefix: str) -> dict[str, float]:
+    """Return `{prefix}_p50_ms` and `{prefix}_p99_ms` of `values` (seconds); none when empty."""
+    if not values:
+        return {}
+    return {
+        f"{prefix}_p50_ms": statistics.median(values) * 1000,
+        f"{prefix}_p99_ms": percentile(values, 0.99) * 1000,
+    }
+
+
+def bench_anchors(
+    python: Path, folder: Path, sock_path: Path, sets: dict[str, list[str]]
+) -> dict[str, Any]:
+    """Return the anchors beside kroute on the same tasks: the anchors' versions, build
+    seconds and peak RSS, and per query set the p50/p99 (ms) of kroute inside the daemon, of
+    tantivy and of bm25s, timed task by task in turn (who goes first alternates), with how
+    many tasks kroute refused and answered with pointers, how many pointers it gave, how
+    many of those each anchor's top 5 holds, and the top-5 ids the two anchors share, mean.
+
+    `folder` holds corpus.jsonl (see `export_corpus`); the tasks are written beside it."""
+    queries = folder / "queries.json"
+    queries.write_text(json.dumps(sets), encoding="utf-8")
+    worker = AnchorWorker(python, folder / "corpus.jsonl", queries)
+    out: dict[str, Any] = {**worker.ready, "sets": {}}
+    try:
+        for name, work in sets.items():
+            times: dict[str, list[float]] = {engine: [] for engine in ("kroute", *ANCHORS)}
+            figures: dict[str, Any] = {"tasks": len(work), "refused": 0, "answered": 0}
+            figures |= {"pointers": 0, "held": dict.fromkeys(ANCHORS, 0), "common": 0.0}
+            for at, task in enumerate(work):
+                if at % 2:
+                    found = worker.search(name, at)
+                    status, _, inside, answer = exchange(sock_path, task)
+                else:
+                    status, _, inside, answer = exchange(sock_path, task)
+                    found = worker.search(name, at)
+                for engine in ANCHORS:
+                    times[engine].append(found[f"{engine}_s"])
+                figures["common"] += len(set(found["tantivy"]) & set(found["bm25s"])) / len(work)
+                out["rss_mib"] = max(out["rss_mib"], found["rss_mib"])
+                if status in (400, 413):
+                    figures["refused"] += 1
+                    continue
+                if status != 200:
+                    raise RuntimeError(f"the daemon answered {status} to a task of {name}")
+                times["kroute"].append(inside)
+                ids = {pointer["id"] for pointer in json.loads(answer)["pointers"]}
+                figures["answered"] += bool(ids)
+                figures["pointers"] += len(ids)
+                for engine in ANCHORS:
+                    figures["held"][engine] += len(ids & set(found[engine]))
+            for engine, values in times.items():
+                figures |= p50_p99(values, engine)
+            out["sets"][name] = figures
+    finally:
+        worker.close()
+    return out
+
+
+SLOW_COLD_LOAD_S = 60.0
+
+
 def bench_size(
     size: int,
     queries: int,
@@ -678,7 +847,11 @@ def bench_size(
     fresh: bool = False,
     lengths: tuple[int, ...] = LENGTHS,
     length_queries: int = 100,
+    anchors: Path | None = None,
 ) -> dict[str, Any]:
+    """Return the figures of the catalog of `size` entries (what `table` prints); with
+    `anchors` (the python of the anchors' venv) also tantivy's and bm25s's beside kroute's
+    on the same entries and tasks, under "anchors" (None without)."""
     wall = time.perf_counter()
     root, manifest = catalog(workdir, size, bodies, fresh)
     governed = manifest["governed"]
@@ -686,6 +859,7 @@ def bench_size(
     cfg = config.load(root / "kroute.toml")
 
     began = time.perf_counter()
+    load_began_ns = time.time_ns()
     engine = Engine.load(cfg)
     cold_load = time.perf_counter() - began
     indexed = len(engine.index)
@@ -694,19 +868,31 @@ def bench_size(
         problems = "; ".join(f"{d.path}: {d.problem}" for d in engine.catalog.diagnostics[:3])
         raise RuntimeError(f"{indexed:,} entries indexed of {size:,}: {problems}")
     work = tasks(size, governed, queries)
+    long_work = {length: long_tasks(size, governed, length, length_queries) for length in lengths}
+    corpus = workdir / ANCHORS_DATA / root.name / "corpus.jsonl"
+    if anchors is not None:  # from the engine itself: the anchors index the very same entries
+        export_corpus(engine, corpus)
     in_process = []
     for task in work:
         t0 = time.perf_counter()
         engine.route(request.route({"task": task}, cfg))
         in_process.append(time.perf_counter() - t0)
-    del engine
-
     env = dict(os.environ)
     target = client.target(cfg.root, cfg.file, env)
     client.stop(target)
+    # The daemon starts from the snapshot of the engine just loaded, as a restart would.
+    kept = snapshot.path_of(target.places.state, target.places.key)
+    kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    began = time.perf_counter()
+    snapshot_bytes = snapshot.save(engine, kept, load_began_ns)
+    snapshot_write = time.perf_counter() - began
+    del engine
     began = time.perf_counter()
     pid = client.start(target, env, wait=600)
     daemon_ready = time.perf_counter() - began
+    load = client.call(target, "GET", "/v1/status").json()["load"]
+    if load["from"] != "snapshot":
+        print(f"  the daemon did not start from the snapshot: {load}", file=sys.stderr)
     try:
         for task in work[:20]:  # warm up
             routed(target.places.socket, task)
@@ -714,9 +900,7 @@ def bench_size(
         long = {}
         for length in lengths:
             print(f"  routing {length:,}-word tasks ...", file=sys.stderr, flush=True)
-            long[str(length)] = by_length(
-                target.places.socket, long_tasks(size, governed, length, length_queries)
-            )
+            long[str(length)] = by_length(target.places.socket, long_work[length])
         crowd = concurrent(target.places.socket, work, CLIENTS, CROWD_SECONDS)
         python_client = []
         for task in work[:100]:
@@ -727,6 +911,15 @@ def bench_size(
         curl_route = [
             curl(target.places.socket, "/v1/route", json.dumps({"task": t})) for t in work[:30]
         ]
+        beside: dict[str, Any] | None = None
+        if anchors is not None:
+            print("  timing the anchors beside kroute ...", file=sys.stderr, flush=True)
+            sets = {SHORT: work, **{str(length): long_work[length] for length in lengths}}
+            try:
+                beside = bench_anchors(anchors, corpus.parent, target.places.socket, sets)
+            except (OSError, RuntimeError, ValueError) as error:
+                print(f"  anchors failed: {error}", file=sys.stderr, flush=True)
+                beside = {"error": str(error)}
 
         visible = []
         for n in range(15):
@@ -747,7 +940,8 @@ def bench_size(
         remove_bench_files(root)
 
     cli = []
-    for task in work[:3]:
+    # each run loads the whole catalog cold: once is enough where that takes minutes
+    for task in work[: 1 if cold_load > SLOW_COLD_LOAD_S else 3]:
         t0 = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "router", "route", "--no-daemon", task],
@@ -771,6 +965,9 @@ def bench_size(
         "generate_s": manifest["generate_s"],
         "cold_load_s": cold_load,
         "daemon_ready_s": daemon_ready,
+        "daemon_load": load,
+        "snapshot_mib": snapshot_bytes / 1_048_576,
+        "snapshot_write_s": snapshot_write,
         "route_in_process_p50_ms": statistics.median(in_process) * 1000,
         "route_in_daemon_p50_ms": statistics.median(inside) * 1000,
         "route_in_daemon_p99_ms": percentile(list(inside), 0.99) * 1000,
@@ -784,6 +981,7 @@ def bench_size(
         "update_visible_p50_ms": statistics.median(visible) * 1000,
         "crowd": crowd,
         "daemon_rss_mib": rss,
+        "anchors": beside,
         "wall_s": time.perf_counter() - wall,
     }
 
@@ -829,8 +1027,16 @@ ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
     ("catalog on disk, apparent (MB)", number("{:.1f}", "disk_mb")),
     ("catalog on disk, allocated (MB)", number("{:.1f}", "disk_allocated_mb")),
     ("generate catalog (s)", generated),
-    ("cold load (s)", number("{:.2f}", "cold_load_s")),
-    ("daemon ready (s)", number("{:.2f}", "daemon_ready_s")),
+    ("cold load from nothing, in process (s)", number("{:.2f}", "cold_load_s")),
+    (
+        "snapshot written (MiB / s)",
+        lambda r: f"{r['snapshot_mib']:.0f} / {r['snapshot_write_s']:.1f}",
+    ),
+    ("daemon ready from the snapshot, spawn to loaded (s)", number("{:.2f}", "daemon_ready_s")),
+    (
+        "  of which reading the snapshot, in the daemon (s)",
+        lambda r: f"{r['daemon_load']['seconds']:.2f}",
+    ),
     ("route p50 in daemon (ms)", number("{:.2f}", "route_in_daemon_p50_ms")),
     ("route p99 in daemon (ms)", number("{:.2f}", "route_in_daemon_p99_ms")),
     ("route p50 in process (ms)", number("{:.2f}", "route_in_process_p50_ms")),
@@ -866,11 +1072,128 @@ def length_rows(lengths: tuple[int, ...]) -> list[tuple[str, Callable[[dict[str,
     return rows
 
 
+Cell = Callable[[dict[str, Any]], str]
+
+
+def anchored(r: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the anchors' figures of a result, None when they were not asked for or failed."""
+    figures = r.get("anchors")
+    return figures if figures and "error" not in figures else None
+
+
+def anchor_about(r: dict[str, Any]) -> str:
+    """Return the anchors' versions cell: `tantivy X, bm25s Y`, `failed` or `-`."""
+    figures = anchored(r)
+    if figures is None:
+        return "failed" if r.get("anchors") else "-"
+    return ", ".join(f"{name} {figures['versions'][name]}" for name in ANCHORS)
+
+
+def anchor_build(r: dict[str, Any]) -> str:
+    """Return the cell of the anchors' index build seconds: `tantivy / bm25s`."""
+    figures = anchored(r)
+    return " / ".join(f"{figures['build_s'][name]:.1f}" for name in ANCHORS) if figures else "-"
+
+
+def anchor_rss(r: dict[str, Any]) -> str:
+    """Return the cell of the anchors' process peak RSS (MiB)."""
+    figures = anchored(r)
+    return f"{figures['rss_mib']:.0f}" if figures else "-"
+
+
+def anchor_times(name: str, engine: str) -> Cell:
+    """Return the cell of one engine on query set `name`: `p50 / p99` (ms), `-` without."""
+
+    def cell(r: dict[str, Any]) -> str:
+        figures = (anchored(r) or {}).get("sets", {}).get(name, {})
+        if f"{engine}_p50_ms" not in figures:
+            return "-"
+        return f"{figures[f'{engine}_p50_ms']:.2f} / {figures[f'{engine}_p99_ms']:.2f}"
+
+    return cell
+
+
+def per_set(names: list[str], figure: Callable[[dict[str, Any]], str]) -> Cell:
+    """Return a cell of `figure` of each query set in `names`, joined `a / b / ...`."""
+
+    def cell(r: dict[str, Any]) -> str:
+        sets = (anchored(r) or {}).get("sets")
+        if not sets:
+            return "-"
+        return " / ".join(figure(sets[name]) if name in sets else "-" for name in names)
+
+    return cell
+
+
+def ratio(q: str, anchor: str = "tantivy") -> Callable[[dict[str, Any]], str]:
+    """Return kroute's `q` (p50, p99) over the anchor's, of one query set's figures."""
+
+    def figure(f: dict[str, Any]) -> str:
+        mine, theirs = f.get(f"kroute_{q}_ms"), f.get(f"{anchor}_{q}_ms")
+        return f"{mine / theirs:.1f}" if mine is not None and theirs else "-"
+
+    return figure
+
+
+def held(engine: str) -> Callable[[dict[str, Any]], str]:
+    """Return the share of kroute's pointers that the engine's top 5 holds (%), of one set."""
+
+    def figure(f: dict[str, Any]) -> str:
+        return f"{100 * f['held'][engine] / f['pointers']:.0f}" if f["pointers"] else "-"
+
+    return figure
+
+
+def anchor_rows(lengths: tuple[int, ...]) -> list[tuple[str, Cell]]:
+    """Return the anchors' rows: versions, build, RSS, then per query set kroute's, tantivy's
+    and bm25s's p50 / p99 timed in turn, the kroute / tantivy ratios, and how far kroute's
+    pointers are among the anchors' top 5."""
+    names = [SHORT, *map(str, lengths)]
+    labels = ["short tasks", *(f"{length:,}-word tasks" for length in lengths)]
+    sets = " / ".join(["short", *(f"{length:,}" for length in lengths)]) + " words"
+    rows: list[tuple[str, Cell]] = [
+        ("anchors, in a venv of their own", anchor_about),
+        ("anchors' index build, tantivy / bm25s (s)", anchor_build),
+        ("anchors' process peak RSS, both indexes (MiB)", anchor_rss),
+    ]
+    for name, label in zip(names, labels, strict=True):
+        rows.append(
+            (f"{label}, kroute in daemon p50 / p99 (ms), in turn", anchor_times(name, "kroute"))
+        )
+        for engine in ANCHORS:
+            rows.append((f"{label}, {engine} p50 / p99 (ms), in turn", anchor_times(name, engine)))
+    rows += [
+        (f"kroute / tantivy p50 (x), {sets}", per_set(names, ratio("p50"))),
+        (f"kroute / tantivy p99 (x), {sets}", per_set(names, ratio("p99"))),
+        (
+            f"tasks kroute answered with pointers, {sets}",
+            per_set(names, lambda f: f"{f['answered']}/{f['tasks']}"),
+        ),
+    ]
+    for engine in ANCHORS:
+        rows.append(
+            (
+                f"kroute's pointers in {engine}'s top {TOP_K} (%), {sets}",
+                per_set(names, held(engine)),
+            )
+        )
+    rows.append(
+        (
+            f"top-{TOP_K} ids tantivy and bm25s share, mean, {sets}",
+            per_set(names, lambda f: f"{f['common']:.1f}"),
+        )
+    )
+    return rows
+
+
 def table(results: list[dict[str, Any]], lengths: tuple[int, ...] = LENGTHS) -> str:
+    """Return the one table of every size's figures, a column a size; with the anchors'
+    rows when some size has them."""
     head = "| measure | " + " | ".join(f"{int(r['entries']):,}" for r in results) + " |"
     rule = "|---|" + "---:|" * len(results)
     lines = [head, rule]
-    for label, cell in (*ROWS, *length_rows(lengths), *CLOSING_ROWS):
+    beside = anchor_rows(lengths) if any(r.get("anchors") for r in results) else []
+    for label, cell in (*ROWS, *length_rows(lengths), *beside, *CLOSING_ROWS):
         lines.append(f"| {label} | " + " | ".join(cell(r) for r in results) + " |")
     return "\n".join(lines)
 
@@ -1031,7 +1354,17 @@ def main() -> None:
         "--fresh", action="store_true", help="Write the catalogs again even when kept ones match."
     )
     parser.add_argument("--json", action="store_true", help="Print the figures as JSON too.")
-    parser.add_argument("--hooks", action="store_true", help="Also time the hooks on the demo.")
+    parser.add_argument(
+        "--hooks",
+        action="store_true",
+        help="Also time the hooks on the demo, beside a bare curl (a second table).",
+    )
+    parser.add_argument(
+        "--anchors",
+        action="store_true",
+        help=f"Time {' and '.join(ANCHORS)} beside kroute (installed into {ANCHORS_VENV} "
+        "under the workdir the first time).",
+    )
     args = parser.parse_args()
     sizes = int_list(args.sizes)
     lengths = int_list(args.lengths)
@@ -1041,6 +1374,9 @@ def main() -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("KROUTE_HOME", str(workdir / "home"))
     os.environ["XDG_RUNTIME_DIR"] = str(workdir / "run")
+    anchors, said = anchors_python(workdir) if args.anchors else (None, "")
+    if said:
+        print(said, file=sys.stderr, flush=True)
     results = []
     for size in sizes:
         print(f"benchmarking {size:,} entries in {workdir} ...", file=sys.stderr, flush=True)
@@ -1053,12 +1389,16 @@ def main() -> None:
                 fresh=args.fresh,
                 lengths=lengths,
                 length_queries=args.length_queries,
+                anchors=anchors,
             )
         )
     if results:
         print(table(results, lengths))
+    if args.anchors and anchors is None:
+        print(said)  # the anchors could not be installed: the table has no rows of theirs
     if args.hooks:
         print()
+        print("Hooks end to end on the demo catalog, beside a bare curl round trip:")
         print(bench_hooks(workdir))
     print()
     print(bench_intent())
