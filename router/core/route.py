@@ -3,22 +3,19 @@ succession and silence. Pure: a function of the index, the taxonomy and the requ
 
 from __future__ import annotations
 
-import functools
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from router.base.errors import RequestError
-from router.core import cutoff, rank, silence, text, trigger, weight
+from router.core import anchor, cutoff, purpose, rank, silence, text, trigger, weight
 from router.core.config import DEFAULT_ORDER
 from router.core.entry import Entry
 from router.core.index import Index
-from router.core.taxonomy import Taxonomy, declaration_tokens
+from router.core.taxonomy import Taxonomy
 from router.filters import relevance
 
 ORDERS = ("diverse", "turns", "score")
-ANSWER_POINTS = 3  # a separating term the purpose's answers hold
-INTENT_POINTS = 1  # a separating term only its intent holds
 # A skill-rules.json trigger that fires is its author saying "this prompt is for me": it counts
 # as two of the rarest words, so that it outweighs one document sharing a couple of the words.
 TRIGGER_WORDS = 2
@@ -146,7 +143,8 @@ def _assemble(
 ) -> Route:
     """Return the route `assemble` answers, from the task's terms on (`base` holds them).
     Raises cutoff.Abandoned when `stop` says to stop."""
-    anchors, anchored, governed = _anchors(index, request, stop)
+    words = [*request.task.split(), *request.paths]
+    anchors, anchored, governed = anchor.named(index, words, request.root, stop)
     base = replace(base, anchors=anchors)
     fired = triggered(index, request.task, stop)  # a pattern may fire on function words alone
     if not weighted and not anchors and not fired:
@@ -157,7 +155,7 @@ def _assemble(
     ):
         return replace(base, silence="no_purpose_matched")
     anchored = [e for e in anchored if admitted(e)]
-    matched = _purposes(taxonomy, text.tokens(request.task))
+    matched = purpose.matched(taxonomy, text.tokens(request.task))
     cutoff.check(stop)
     ranking = _rank(index, request, weighted, scoring, admitted, fired, len(anchored), stop)
     cutoff.check(stop)
@@ -231,7 +229,7 @@ def _offer(
     if ranking.lacking is None:  # words too weak to route on reach no anchored entry either
         worded = _worded(index, anchored, ranking.scoring, ranking.fired)
     slots = max(0, request.budget - sum(e.id not in worded for e in anchored))
-    order = _turns(ranking.candidates, taxonomy, matched, request.order, slots)
+    order = purpose.turns(ranking.candidates, taxonomy, matched, request.order, slots)
     taken = {c.entry.id for c in order}
     anchor_block = [
         Pointer(e, taxonomy.purpose_of(e.kind), {"by": "anchor", "anchors": governed[e.id]})
@@ -341,7 +339,7 @@ def _focused(
     focus = request.focus
     if focus is None:
         return anchored, ranking, 0
-    governing = {e.id for e in _governing(index, focus.path, request.root)}
+    governing = {e.id for e in anchor.governing(index, focus.path, request.root)}
     governing.update(e.id for e in anchored)
 
     def kept_by_focus(e: Entry) -> bool:
@@ -350,15 +348,6 @@ def _focused(
     kept = tuple(c for c in ranking.candidates if kept_by_focus(c.entry))
     dropped = len(ranking.candidates) - len(kept)
     return anchored, replace(ranking, candidates=kept, reached=len(kept)), dropped
-
-
-def _governing(index: Index, path: str, root: str) -> list[Entry]:
-    """Return the entries governing a focus path; none for a path outside the repository
-    (an absolute path that is not under `root`), which no governs target can name."""
-    relative = _relative(path, root)
-    if not relative or relative.startswith("/"):
-        return []
-    return index.governing(relative)
 
 
 def _ranked_pointer(
@@ -410,48 +399,6 @@ def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
     )
 
 
-def _anchors(
-    index: Index, request: Request, stop: cutoff.Stop | None = None
-) -> tuple[tuple[str, ...], list[Entry], dict[str, list[str]]]:
-    """Return the named anchors in task order, the entries governing any of them, and per
-    entry id the anchors it governs (task order). Raises cutoff.Abandoned when `stop`, asked
-    before each word that may be a path is looked up, says to stop."""
-    anchors: list[str] = []
-    entries: dict[str, Entry] = {}
-    governed: dict[str, list[str]] = {}
-    for word in dict.fromkeys([*request.task.split(), *request.paths]):  # a log repeats paths
-        if not text.may_be_path(word):
-            continue
-        cutoff.check(stop)
-        best: tuple[str, list[Entry]] | None = None
-        for reading in text.path_readings(word):
-            reading = _relative(reading, request.root)
-            if not text.looks_like_path(reading):
-                continue
-            governing = index.governing(reading)
-            # The reading most entries govern wins, the earliest on a tie: a directory target
-            # also covers `src/a.rs:12.`, but the clean `src/a.rs` is what the task names.
-            if governing and (best is None or len(governing) > len(best[1])):
-                best = (reading, governing)
-        if best is not None:
-            if best[0] not in anchors:
-                anchors.append(best[0])
-            for e in best[1]:
-                entries.setdefault(e.id, e)
-                named = governed.setdefault(e.id, [])
-                if best[0] not in named:
-                    named.append(best[0])
-    return tuple(anchors), list(entries.values()), governed
-
-
-def _relative(reading: str, root: str) -> str:
-    """Return an absolute path inside the repository as a repository-relative one."""
-    root = root.rstrip("/")
-    if root and reading.startswith(root + "/"):
-        return reading[len(root) + 1 :]
-    return reading.removeprefix("./")
-
-
 def admission(taxonomy: Taxonomy, request: Request) -> Callable[[Entry], bool]:
     """Return a predicate: does an entry pass the request's filters (DESIGN 6 step 3)?"""
     domain = text.normalize(request.domain) if request.domain else None
@@ -469,92 +416,6 @@ def admission(taxonomy: Taxonomy, request: Request) -> Callable[[Entry], bool]:
         return purpose is None or taxonomy.purpose_of(e.kind) == purpose
 
     return admitted
-
-
-Words = dict[str, frozenset[str]]
-
-
-@functools.lru_cache(maxsize=8)
-def _declarations(taxonomy: Taxonomy) -> tuple[Words, Words, Words]:
-    """Return per purpose the words of its whole declaration, of its answers and of its
-    intent (once per taxonomy: a route asks for them every time)."""
-    purposes = taxonomy.purposes
-    declared = {p.name: declaration_tokens(p) for p in purposes}
-    answers = {p.name: frozenset(text.normalize(" ".join(p.answers)).split()) for p in purposes}
-    intents = {p.name: frozenset(text.normalize(p.intent).split()) for p in purposes}
-    return declared, answers, intents
-
-
-@functools.lru_cache(maxsize=8)
-def _points(taxonomy: Taxonomy) -> dict[str, tuple[tuple[str, int], ...]]:
-    """Return per word what it scores for each purpose (DESIGN 6 step 4): ANSWER_POINTS for
-    a purpose whose answers hold it, else INTENT_POINTS for one whose intent does; none for
-    a word every purpose's declaration holds (it separates none). Once per taxonomy: a long
-    task's every word is looked up."""
-    declared, answers, intents = _declarations(taxonomy)
-    table: dict[str, tuple[tuple[str, int], ...]] = {}
-    for token in set().union(*answers.values(), *intents.values()):
-        if all(token in words for words in declared.values()):
-            continue
-        hits = []
-        for name in declared:
-            if token in answers[name]:
-                hits.append((name, ANSWER_POINTS))
-            elif token in intents[name]:
-                hits.append((name, INTENT_POINTS))
-        table[token] = tuple(hits)
-    return table
-
-
-def _purposes(taxonomy: Taxonomy, tokens: Sequence[str]) -> tuple[tuple[str, int], ...]:
-    """Return the matched purposes with their scores, best first (DESIGN 6 step 4)."""
-    if len(taxonomy.purposes) < 2:
-        return ()
-    points = _points(taxonomy)
-    scores = dict.fromkeys(_declarations(taxonomy)[0], 0)
-    for token in tokens:
-        for name, score in points.get(token, ()):
-            scores[name] += score
-    ranked = sorted(((n, s) for n, s in scores.items() if s > 0), key=lambda p: (-p[1], p[0]))
-    return tuple(ranked)
-
-
-def _turns(
-    ranked: Sequence[Candidate],
-    taxonomy: Taxonomy,
-    matched: tuple[tuple[str, int], ...],
-    order: str,
-    limit: int,
-) -> list[Candidate]:
-    """Return the first `limit` candidates in the order the budget takes them (DESIGN 6
-    step 7)."""
-    if order == "score":
-        return list(ranked[:limit])
-    by_purpose: dict[str, dict[str, list[Candidate]]] = {}
-    for c in ranked:  # dicts keep insertion order: groups come out by their best candidate
-        kind = c.entry.kind
-        by_purpose.setdefault(taxonomy.purpose_of(kind), {}).setdefault(kind, []).append(c)
-    sequences = {
-        name: _round_robin(list(kinds.values()), limit) for name, kinds in by_purpose.items()
-    }
-    names = list(sequences)
-    if order == "turns":
-        scored = [name for name, _ in matched if name in sequences]
-        names = scored + [n for n in names if n not in scored]
-    return _round_robin([sequences[n] for n in names], limit)
-
-
-def _round_robin(groups: list[list[Candidate]], limit: int) -> list[Candidate]:
-    """Return the first `limit` of the groups' items taken one from each group in turn,
-    groups in order."""
-    out: list[Candidate] = []
-    depth, total = 0, min(limit, sum(len(g) for g in groups))
-    while len(out) < total:
-        for group in groups:
-            if depth < len(group):
-                out.append(group[depth])
-        depth += 1
-    return out[:total]
 
 
 def _succession(index: Index, block: list[Pointer], follow: bool) -> list[Pointer]:
