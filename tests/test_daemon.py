@@ -23,7 +23,7 @@ from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client
 
-from conftest import DEMO, heavy_imports, kroute
+from conftest import DEMO, FIXTURES, REPO, heavy_imports, kroute
 
 EM = "\u2014"
 
@@ -789,6 +789,22 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
         assert "still loading the catalog" in refused["error"]["message"]
         with pytest.raises(DaemonError, match="still loading the catalog"):
             client.ask(target, os.environ, "/v1/route", {"task": "rotate"}, timeout=0.3)
+        # a hook fails open: nothing printed and exit 0 (an answer in process would have
+        # printed this prompt's pointers)
+        protocol.write_root(places, cfg.root, cfg.file)
+        prompt = (FIXTURES / "hook_payloads" / "user_prompt_submit.json").read_bytes()
+        hooked = subprocess.run(
+            [str(REPO / "hooks" / "claude" / "user-prompt-submit")],
+            input=prompt.replace(b"REPO", str(cfg.root).encode()),
+            capture_output=True,
+            env={
+                **os.environ,
+                "CLAUDE_PROJECT_DIR": str(cfg.root),
+                "KROUTE_HOOK_BIN": str(Path(sys.executable).with_name("kroute-hook")),
+            },
+            timeout=30,
+        )
+        assert (hooked.returncode, hooked.stdout) == (0, b"")
         release.set()
         answer = client.ask(target, os.environ, "/v1/route", {"task": "rotate the webhook key"})
         assert answer["pointers"]
