@@ -848,6 +848,7 @@ def bench_size(
     lengths: tuple[int, ...] = LENGTHS,
     length_queries: int = 100,
     anchors: Path | None = None,
+    meaning: bool = False,
 ) -> dict[str, Any]:
     """Return the figures of the catalog of `size` entries (what `table` prints); with
     `anchors` (the python of the anchors' venv) also tantivy's and bm25s's beside kroute's
@@ -877,6 +878,7 @@ def bench_size(
         t0 = time.perf_counter()
         engine.route(request.route({"task": task}, cfg))
         in_process.append(time.perf_counter() - t0)
+    by_meaning = bench_meaning(engine, cfg, work, workdir / f"meaning-{size}") if meaning else None
     env = dict(os.environ)
     target = client.target(cfg.root, cfg.file, env)
     client.stop(target)
@@ -982,6 +984,7 @@ def bench_size(
         "crowd": crowd,
         "daemon_rss_mib": rss,
         "anchors": beside,
+        "meaning": by_meaning,
         "wall_s": time.perf_counter() - wall,
     }
 
@@ -1144,6 +1147,57 @@ def held(engine: str) -> Callable[[dict[str, Any]], str]:
     return figure
 
 
+def bench_meaning(
+    engine: Engine, cfg: config.Config, work: list[str], cache: Path
+) -> dict[str, Any]:
+    """Return the meaning extra's figures over the engine's catalog: every entry embedded
+    from an empty cache (seconds), then short tasks routed in process with meaning off and
+    live, in turn (p50 / p99 ms), and what live adds at p50."""
+    from router.runtime import nearby
+
+    shutil.rmtree(cache, ignore_errors=True)
+    print(
+        f"  embedding {len(engine.index):,} entries from scratch ...", file=sys.stderr, flush=True
+    )
+    began = time.perf_counter()
+    engine.nearby = nearby.build(engine.index.entries(), cfg.meaning_model, cache)
+    embed_s = time.perf_counter() - began
+    times: dict[str, list[float]] = {"off": [], "live": []}
+    for n, task in enumerate(work):
+        for mode in ("off", "live") if n % 2 else ("live", "off"):
+            t0 = time.perf_counter()
+            engine.route(request.route({"task": task, "meaning": mode}, cfg))
+            times[mode].append(time.perf_counter() - t0)
+    engine.nearby = None
+    out: dict[str, Any] = {"embed_s": embed_s}
+    for mode, spent in times.items():
+        out[f"{mode}_p50_ms"] = statistics.median(spent) * 1000
+        out[f"{mode}_p99_ms"] = percentile(spent, 0.99) * 1000
+    out["added_p50_ms"] = out["live_p50_ms"] - out["off_p50_ms"]
+    return out
+
+
+def meaning_rows() -> list[tuple[str, Cell]]:
+    """Return the meaning extra's rows (`bench_meaning`)."""
+
+    def cell(key: str, fmt: str) -> Cell:
+        return lambda r: fmt.format(r["meaning"][key]) if r.get("meaning") else "-"
+
+    def pair(mode: str) -> Cell:
+        def figure(r: dict[str, Any]) -> str:
+            m = r.get("meaning")
+            return f"{m[mode + '_p50_ms']:.2f} / {m[mode + '_p99_ms']:.2f}" if m else "-"
+
+        return figure
+
+    return [
+        ("meaning: every entry embedded from an empty cache (s)", cell("embed_s", "{:.1f}")),
+        ("meaning off: route p50 / p99 in process (ms), in turn", pair("off")),
+        ("meaning live: route p50 / p99 in process (ms), in turn", pair("live")),
+        ("meaning live adds at p50 (ms)", cell("added_p50_ms", "{:.2f}")),
+    ]
+
+
 def anchor_rows(lengths: tuple[int, ...]) -> list[tuple[str, Cell]]:
     """Return the anchors' rows: versions, build, RSS, then per query set kroute's, tantivy's
     and bm25s's p50 / p99 timed in turn, the kroute / tantivy ratios, and how far kroute's
@@ -1193,6 +1247,7 @@ def table(results: list[dict[str, Any]], lengths: tuple[int, ...] = LENGTHS) -> 
     rule = "|---|" + "---:|" * len(results)
     lines = [head, rule]
     beside = anchor_rows(lengths) if any(r.get("anchors") for r in results) else []
+    beside += meaning_rows() if any(r.get("meaning") for r in results) else []
     for label, cell in (*ROWS, *length_rows(lengths), *beside, *CLOSING_ROWS):
         lines.append(f"| {label} | " + " | ".join(cell(r) for r in results) + " |")
     return "\n".join(lines)
@@ -1365,6 +1420,11 @@ def main() -> None:
         help=f"Time {' and '.join(ANCHORS)} beside kroute (installed into {ANCHORS_VENV} "
         "under the workdir the first time).",
     )
+    parser.add_argument(
+        "--meaning",
+        action="store_true",
+        help="Also embed every entry (the meaning extra) and time routes with meaning live.",
+    )
     args = parser.parse_args()
     sizes = int_list(args.sizes)
     lengths = int_list(args.lengths)
@@ -1390,6 +1450,7 @@ def main() -> None:
                 lengths=lengths,
                 length_queries=args.length_queries,
                 anchors=anchors,
+                meaning=args.meaning,
             )
         )
     if results:

@@ -10,7 +10,17 @@ from conftest import REPO
 
 ROUTER = REPO / "router"
 # Lowest first: a package may import its own modules and those of the packages before it.
-LAYERS = ("base", "filters", "core", "runtime", "logbook", "serve", "integrations", "cli")
+LAYERS = (
+    "base",
+    "filters",
+    "core",
+    "meaning",
+    "runtime",
+    "logbook",
+    "serve",
+    "integrations",
+    "cli",
+)
 # What importing a module a hook process loads pulls in: the standard library and these only
 # (the hook's slow path imports the service when it runs, and only then).
 LIGHT = {

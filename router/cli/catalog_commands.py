@@ -6,12 +6,14 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import click
 
+from router.base import paths
 from router.base.errors import DaemonError, EvalError, KrouteError
 from router.cli.group import (
     catalog_option,
@@ -24,8 +26,9 @@ from router.cli.group import (
 )
 from router.core import config, render
 from router.core.config import Config
+from router.core.fusion import Neighbour
 from router.filters import intent, relevance
-from router.runtime import evaluate, request
+from router.runtime import evaluate, nearby, request
 from router.runtime import judged as judged_set
 from router.runtime.engine import Engine, strategy_defaults
 from router.serve import client, service
@@ -59,6 +62,11 @@ def _count(n: int, one: str, many: str = "") -> str:
     ),
     help="Retrieval strategy; auto classifies the task.",
 )
+@click.option(
+    "--meaning",
+    type=click.Choice(["off", "shadow", "live"]),
+    help="Neighbours by meaning for this route (the meaning extra; default: config).",
+)
 @click.option("--no-daemon", is_flag=True, help="Route in this process; never start a daemon.")
 def route(
     task: str,
@@ -76,6 +84,7 @@ def route(
     paths: tuple[str, ...],
     focus: str | None,
     strategy: str | None,
+    meaning: str | None,
     no_daemon: bool,
 ) -> None:
     """Route TASK (or `-` to read it from stdin) to the documents worth reading."""
@@ -99,6 +108,7 @@ def route(
         "paths": list(paths),
         "focus": focus,
         "strategy": strategy,
+        "meaning": meaning,
         **filters,
     }
     document = _answer(cfg, "/v1/route", body, no_daemon)
@@ -118,8 +128,36 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
             return client.ask(target, os.environ, endpoint, body, source="cli")
         except DaemonError as error:
             click.echo(f"note: routed in process ({error})", err=True)
-    app = service.in_process(Engine.load(cfg), os.environ)
+    engine = Engine.load(cfg)
+    if body.get("meaning", cfg.meaning_mode) != "off":
+        engine.nearby = neighbours_of(engine)
+    app = service.in_process(engine, os.environ)
     return service.document(app.answer("POST", endpoint, service.encode(body), "cli"))
+
+
+def nearby_cache(env: Mapping[str, str]) -> Path:
+    """Return where entry vectors are cached (the state dir's `meaning`)."""
+    return paths.state_dir(env) / "meaning"
+
+
+def neighbours_of(engine: Engine) -> nearby.Nearby:
+    """Return the engine's neighbours by meaning, embedding what the cache lacks, with a
+    progress bar on stderr when it is a terminal. Raises meaning.model.Unavailable."""
+    bar: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = click.progressbar(length=total, label="embedding entries", file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+        if done >= total:
+            bar.__exit__(None, None, None)
+
+    shown = progress if sys.stderr.isatty() else None
+    return nearby.build(
+        engine.index.entries(), engine.config.meaning_model, nearby_cache(os.environ), shown
+    )
 
 
 @main.command()
@@ -206,6 +244,12 @@ def init(directory: Path) -> None:
     type=click.Choice(judged_set.BASELINES),
     help="Also rank the judged set with a plain baseline over the same entries.",
 )
+@click.option(
+    "--meaning",
+    "with_meaning",
+    is_flag=True,
+    help="Also run each order with neighbours by meaning fused in, and the model alone.",
+)
 @catalog_option
 @config_option
 @json_option
@@ -215,6 +259,7 @@ def eval_command(
     intent_file: Path | None,
     budget: int | None,
     baselines: tuple[str, ...],
+    with_meaning: bool,
     catalog_dir: Path | None,
     config_file: Path | None,
     as_json: bool,
@@ -240,7 +285,17 @@ def eval_command(
                 engines[repo] = Engine.load(resolve_config(where, config_file))
             return engines[repo]
 
-        report = judged_set.run(load, judged_set.read(judged), budget, baselines)
+        near: dict[str | None, nearby.Nearby] = {}
+
+        def neighbours(repo: str | None, task: str, k: int) -> tuple[Neighbour, ...]:
+            if repo not in near:
+                near[repo] = neighbours_of(load(repo))
+            return near[repo](task, k)
+
+        tasks = judged_set.read(judged)
+        report = judged_set.run(
+            load, tasks, budget, baselines, neighbours if with_meaning else None
+        )
         emit_json(report) if as_json else click.echo(judged_set.text(report))
         return
     if intent_file is not None:

@@ -40,6 +40,7 @@ DEFAULT_BUDGET = 5
 DEFAULT_ORDER = "score"
 ORDERS = ("diverse", "turns", "score")
 SHADOW_MODES = ("live", "shadow", "off")
+MEANING_MODES = ("off", "shadow", "live")
 # A daemon nobody asked for half an hour is likely left over from a finished session, and
 # the next route starts a fresh one, so exiting costs one cold load.
 DEFAULT_IDLE_MINUTES = 30.0
@@ -60,6 +61,10 @@ class Config:
     intent: Mapping[str, object] = field(default_factory=dict)
     # A daemon that has answered no request for this long exits; 0 keeps it forever.
     idle_minutes: float = DEFAULT_IDLE_MINUTES
+    # the meaning extra (embeddings): off, or neighbours logged beside routes (shadow), or
+    # fused into them (live); the model is a path, None for the packaged default
+    meaning_mode: str = "off"
+    meaning_model: str | None = None
     file: Path | None = None
     digest: str = "none"
 
@@ -97,6 +102,18 @@ def load(file: Path, root: Path | None = None) -> Config:
         raise ConfigError(
             f"{where}: shadow.mode is {mode!r}", f"Use one of {', '.join(SHADOW_MODES)}"
         )
+    meaning = _table(table, "meaning", where)
+    meaning_mode = meaning.get("mode", "off")
+    if meaning_mode not in MEANING_MODES:
+        raise ConfigError(
+            f"{where}: meaning.mode is {meaning_mode!r}", f"Use one of {', '.join(MEANING_MODES)}"
+        )
+    meaning_model = meaning.get("model")
+    if meaning_model is not None and (not isinstance(meaning_model, str) or not meaning_model):
+        raise ConfigError(
+            f"{where}: meaning.model is {meaning_model!r}",
+            "Name a model file or directory, or leave it out for the packaged model",
+        )
     roots = _strings(table.get("roots", list(DEFAULT_ROOTS)), "roots", where)
     for entry in roots:
         if entry.startswith("/") or ".." in entry.split("/"):
@@ -117,6 +134,8 @@ def load(file: Path, root: Path | None = None) -> Config:
         idle_minutes=_minutes(
             daemon.get("idle_minutes", DEFAULT_IDLE_MINUTES), "daemon.idle_minutes", where
         ),
+        meaning_mode=str(meaning_mode),
+        meaning_model=meaning_model,
         file=file.resolve(),
         digest=hashlib.sha256(raw).hexdigest()[:16],
     )

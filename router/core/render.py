@@ -53,6 +53,12 @@ def evidence_line(evidence: Mapping[str, Any]) -> str:
         body = "governs " + ", ".join(evidence.get("anchors", []))
     elif by == "succession":
         body = f"successor of {evidence.get('from')}"
+    elif by == "meaning":
+        # no word of the task reached it: say what the model read, and where it stood
+        body = (
+            f"no task word reached it; near the task in meaning (its {evidence.get('near')}), "
+            f"rank {evidence.get('rank')} of {evidence.get('of')} by meaning"
+        )
     else:
         groups = evidence.get("fields") or [
             {"field": evidence.get("field"), "terms": evidence.get("terms", [])}

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from router.base.errors import RequestError
-from router.core import anchor, cutoff, purpose, rank, silence, text, trigger, weight
+from router.core import anchor, cutoff, fusion, purpose, rank, silence, text, trigger, weight
 from router.core.config import DEFAULT_ORDER
 from router.core.entry import Entry
 from router.core.index import Index
@@ -46,6 +46,9 @@ class Request:
     root: str = ""  # absolute repository root, to make absolute task paths relative
     focus: relevance.Focus | None = None  # the file an agent is about to touch (DESIGN 8)
     threshold: float = relevance.DEFAULT_THRESHOLD
+    # entries near the task by meaning, best first (the meaning extra in mode live): they
+    # are fused with the ranked order (`fusion`); none without it
+    neighbours: tuple[fusion.Neighbour, ...] = ()
 
     def filters(self) -> dict[str, str | None]:
         """Return the filters by name."""
@@ -178,6 +181,8 @@ class _Ranking:
     candidates: tuple[Candidate, ...]  # best first
     reached: int  # how many entries were reached, of which the candidates are the best
     lacking: tuple[str, ...] | None  # set when the words were too weak to route on
+    # candidates only meaning reached: slot -> (the neighbour, its place in meaning's order)
+    by_meaning: dict[int, tuple[fusion.Neighbour, int]] = field(default_factory=dict)
 
 
 def _rank(
@@ -209,7 +214,42 @@ def _rank(
     )
     if lacking is not None:
         return _Ranking(scoring, fired, (), 0, lacking)
+    if request.neighbours:
+        return _with_meaning(
+            index,
+            admitted,
+            _Ranking(scoring, fired, tuple(ranked), reached, None),
+            request.neighbours,
+        )
     return _Ranking(scoring, fired, tuple(ranked), reached, None)
+
+
+def _with_meaning(
+    index: Index,
+    admitted: Callable[[Entry], bool],
+    ranking: _Ranking,
+    neighbours: Sequence[fusion.Neighbour],
+) -> _Ranking:
+    """Return the ranking with the admitted neighbours by meaning fused in (`fusion`). The
+    lexical rule has judged the route worth answering; meaning only reorders and adds."""
+    near: dict[str, tuple[fusion.Neighbour, int]] = {}
+    for place, n in enumerate(neighbours, start=1):
+        item = index.get(n.id)
+        if item is not None and admitted(item) and n.id not in near:
+            near[n.id] = (n, place)
+    lexical = {c.entry.id: c for c in ranking.candidates}
+    order = fusion.fused(list(lexical), list(near))
+    candidates: list[Candidate] = []
+    by_meaning: dict[int, tuple[fusion.Neighbour, int]] = {}
+    for entry_id in order:
+        found = lexical.get(entry_id)
+        if found is None:
+            slot = index.slot_of(entry_id)
+            found = Candidate(0.0, index.slot(slot).entry, slot)
+            by_meaning[slot] = near[entry_id]
+        candidates.append(found)
+    reached = ranking.reached + len(by_meaning)
+    return replace(ranking, candidates=tuple(candidates), reached=reached, by_meaning=by_meaning)
 
 
 def _offer(
@@ -238,7 +278,9 @@ def _offer(
     ]
     rank_of = {c.entry.id: place for place, c in enumerate(ranking.candidates, start=1)}
     ranked_block = [
-        _ranked_pointer(
+        _meaning_pointer(taxonomy, c, ranking.by_meaning[c.slot], index.size)
+        if c.slot in ranking.by_meaning
+        else _ranked_pointer(
             taxonomy,
             c,
             rank.reach(index, c.slot, ranking.scoring),
@@ -376,6 +418,17 @@ def _ranked_pointer(
     }
     if c.entry.id in governed:
         evidence["anchors"] = governed[c.entry.id]
+    return Pointer(c.entry, taxonomy.purpose_of(c.entry.kind), evidence)
+
+
+def _meaning_pointer(
+    taxonomy: Taxonomy, c: Candidate, found: tuple[fusion.Neighbour, int], of: int
+) -> Pointer:
+    """Return the pointer of a candidate only meaning reached: its evidence names the part
+    of the entry the model read and its place in meaning's order of the whole catalog (no
+    similarity value: it is not a probability)."""
+    neighbour, place = found
+    evidence: dict[str, object] = {"by": "meaning", "near": neighbour.near, "rank": place, "of": of}
     return Pointer(c.entry, taxonomy.purpose_of(c.entry.kind), evidence)
 
 

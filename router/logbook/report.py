@@ -41,6 +41,9 @@ POLICY = "default-src 'none'; style-src 'unsafe-inline'"
 # -- text ------------------------------------------------------------------------------------
 
 
+MEANING_SHOWN = 20  # entries only meaning finds, listed in a report
+
+
 def stats_text(stats: Mapping[str, Any]) -> str:
     """Return the stats of `shadow.stats` as a fixed-width table, then what each version
     offered by kind and purpose. Ends without a newline."""
@@ -52,6 +55,13 @@ def stats_text(stats: Mapping[str, Any]) -> str:
         lines.append(f"{name}: purposes offered {_counts(g['purposes'])}")
         if g["skips"]:
             lines.append(f"{name}: skips by reason  {_counts(g['skips'])}")
+        meaning = g.get("meaning") or {}
+        if meaning.get("routes"):
+            lines.append(
+                f"{name}: by meaning       {meaning['routes']} routes, best neighbour among the "
+                f"pointers in {_pct(meaning['agreement'])}; only meaning finds "
+                f"{_counts(dict(list(meaning['only_meaning'].items())[:MEANING_SHOWN]))}"
+            )
     return "\n".join(lines)
 
 
@@ -209,6 +219,7 @@ def html(
             "Route latency (count per bucket, from its label up to the next)",
             [(_duration(lo), float(n)) for lo, n in latency_buckets(latency_us)],
         ),
+        *_meaning_section(stats["all"].get("meaning") or {}),
         "<h2>Offered by kind and purpose</h2>",
         _offers_table("kind", "kinds", versions, groups),
         _offers_table("purpose", "purposes", versions, groups),
@@ -217,6 +228,22 @@ def html(
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _meaning_section(meaning: Mapping[str, Any]) -> list[str]:
+    """Return the report's part on neighbours by meaning (nothing when none were logged):
+    the agreement figure and the entries only meaning finds."""
+    if not meaning.get("routes"):
+        return []
+    rows = [[escape(str(entry)), str(n)] for entry, n in meaning["only_meaning"].items()]
+    return [
+        "<h2>Neighbours by meaning</h2>",
+        f"<p>{meaning['routes']} routes logged neighbours by meaning; in "
+        f"{escape(_pct(meaning['agreement']))} of them the nearest was among the pointers.</p>",
+        "<p>Entries among the first neighbours that no pointer offered (only meaning finds "
+        "them):</p>",
+        _html_table(["entry", "routes"], rows[:MEANING_SHOWN], text_columns=1),
+    ]
 
 
 def _html_table(head: Sequence[str], rows: Sequence[Sequence[str]], text_columns: int = 0) -> str:

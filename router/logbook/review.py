@@ -26,8 +26,9 @@ def stats(records: Iterable[Record]) -> dict[str, Any]:
     order. A group: records, routes (routed + silent), routed, silent, skipped, injected,
     silence_rate (silent / routes), injected_rate (injected / routes), pointers_per_route
     (mean over routes, silent ones count 0), kinds and purposes offered (counts), skips (by
-    reason), latency_us {p50, p90, p99, max} over routes. Rates and means are None when
-    there is no route."""
+    reason), latency_us {p50, p90, p99, max} over routes, and meaning (`_meaning`: how the
+    neighbours by meaning agree with the pointers). Rates and means are None when there is
+    no route."""
     grouped: dict[str, list[Record]] = {}
     everything: list[Record] = []
     for record in records:
@@ -64,6 +65,32 @@ def _group(records: list[Record]) -> dict[str, Any]:
             **{f"p{p}": _percentile(latency, p) for p in PERCENTILES},
             "max": latency[-1] if latency else None,
         },
+        "meaning": _meaning(routes),
+    }
+
+
+# How deep into the neighbours by meaning the agreement and "only meaning finds" look: the
+# few a route could show.
+MEANING_TOP = 3
+
+
+def _meaning(routes: list[Record]) -> dict[str, Any]:
+    """Return how the neighbours by meaning logged beside routes (meaning mode shadow or
+    live) compare with the pointers: routes that logged some, the share of those whose best
+    neighbour is among the pointers (agreement), and the entries among the first MEANING_TOP
+    neighbours no pointer offered, by how often (the entries only meaning finds)."""
+    logged = [r for r in routes if (r.get("meaning") or {}).get("neighbours")]
+    agreed = 0
+    only: Counter[str] = Counter()
+    for r in logged:
+        offered = {str(p.get("id")) for p in _pointers(r)}
+        neighbours = [str(n) for n in r["meaning"]["neighbours"]]
+        agreed += neighbours[0] in offered
+        only.update(n for n in neighbours[:MEANING_TOP] if n not in offered)
+    return {
+        "routes": len(logged),
+        "agreement": _ratio(agreed, len(logged)),
+        "only_meaning": dict(sorted(only.items(), key=lambda kv: (-kv[1], kv[0]))),
     }
 
 

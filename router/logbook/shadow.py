@@ -111,6 +111,8 @@ def record(
         "text": text,
         "elapsed_us": elapsed_us,
         "skip": skip,
+        # the neighbours by meaning beside the route (the meaning extra, shadow or live)
+        **({"meaning": doc["meaning"]} if doc.get("meaning") else {}),
     }
 
 

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.core import catalog, cutoff, entry, pattern, render, score, text, whynot
+from router.core import catalog, cutoff, entry, fusion, pattern, render, score, text, whynot
 from router.core import route as routing
 from router.core.catalog import Catalog
 from router.core.config import Config
 from router.core.index import Index
 from router.filters import intent, relevance, symbols
 from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
+
+# how many neighbours by meaning a route takes (the meaning extra; `fusion` fuses them)
+NEIGHBOURS = 10
 
 
 class Engine:
@@ -35,6 +38,9 @@ class Engine:
         self.version = version
         self.index = Index(cat.entries) if index is None else index
         self._owners = _owners(cat)
+        # task -> its neighbours by meaning, best first; set once entry vectors are ready
+        # (the meaning extra), None until then and without it
+        self.nearby: Callable[[str, int], tuple[fusion.Neighbour, ...]] | None = None
 
     @classmethod
     def of_parts(cls, config: Config, cat: Catalog, index: Index, version: str) -> Engine:
@@ -57,15 +63,27 @@ class Engine:
         strategy unless the request gives one, and the intent is recorded in the answer.
         When `stop` says to stop (before the focus is read, or part way through the route),
         the answer is silence with reason `deadline`."""
+        neighbours: tuple[fusion.Neighbour, ...] = ()
         if stop is not None and stop():
             request, classified = ask.request, None
             answer = routing.abandoned(request)
         else:
             request, classified = self._prepare(ask)
+            if ask.meaning != "off" and self.nearby is not None:
+                neighbours = self.nearby(request.task, NEIGHBOURS)
+            if ask.meaning == "live":
+                request = replace(request, neighbours=neighbours)
             answer = self.assemble(request, stop)
         extra: dict[str, Any] = {}
         if request.focus is not None or ask.focus is not None:
             extra["filtered_by_focus"] = answer.filtered_by_focus
+        if ask.meaning != "off":
+            # what the shadow log compares: the neighbours beside the lexical pointers
+            extra["meaning"] = {
+                "mode": ask.meaning,
+                "ready": self.nearby is not None,
+                "neighbours": [n.id for n in neighbours],
+            }
         return self.document(
             answer, intent=intent.as_dict(classified) if classified else None, **extra
         )

@@ -8,7 +8,7 @@ It runs requests through `engine`, so it sits beside the services, above the eng
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +16,14 @@ import orjson
 
 from router.base.errors import EvalError
 from router.core.baseline import Bm25
+from router.core.fusion import Neighbour
 from router.core.route import ORDERS
 from router.runtime import request
-from router.runtime.engine import Engine
+from router.runtime.engine import NEIGHBOURS, Engine
 
 BASELINES = ("bm25",)
 WHOLE_ORDER = 1_000_000  # a budget no catalog fills: the route's whole order, for ranks
+WHOLE_NEIGHBOURS = 100  # the embedding model's order, deep enough for MRR
 
 # A shown item: an id, or (id, path) of a pointer.
 Item = str | tuple[str, str]
@@ -120,14 +122,22 @@ def metrics(
     }
 
 
+# A judged set's neighbours by meaning: (repo, task, how many) -> entries best first.
+Nearby = Callable[[str | None, str, int], tuple[Neighbour, ...]]
+MEANING = "meaning"  # the embedding model alone, as a baseline column
+
+
 def run(
     load: Callable[[str | None], Engine],
     tasks: list[Judged],
     budget: int | None = None,
     baselines: Sequence[str] = (),
+    nearby: Nearby | None = None,
 ) -> dict[str, Any]:
     """Return the judged report: metrics per order side by side (and per baseline), and per
-    task the rank of the first relevant entry in the route's whole order under each.
+    task the rank of the first relevant entry in the route's whole order under each. With
+    `nearby`, each order is also run with its neighbours by meaning fused in (meaning mode
+    `live`, columns `<order>+meaning`), and the embedding model alone is a baseline column.
 
     `load(repo)` gives the engine a task is routed over (cache it: it is asked per task)."""
     budget = budget or load(tasks[0].repo).config.budget
@@ -136,21 +146,38 @@ def run(
         {"id": j.ident, "task": j.task, "relevant": list(j.relevant), "rank": {}, "offered": {}}
         for j in tasks
     ]
-    for order in ORDERS:
+    runs: list[tuple[str, str, bool]] = [(order, order, False) for order in ORDERS]
+    if nearby is not None:
+        runs += [(f"{order}+{MEANING}", order, True) for order in ORDERS]
+    for column, order, live in runs:
         rows = []
         for j, line in zip(tasks, per_task, strict=True):
             engine = load(j.repo)
             ask = {"task": j.task, "order": order}
-            whole = engine.assemble(
-                request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
-            )
-            route = engine.assemble(request.route({**ask, "budget": budget}, engine.config).request)
+            near = nearby(j.repo, j.task, NEIGHBOURS) if live and nearby is not None else ()
+            whole_ask = request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
+            shown_ask = request.route({**ask, "budget": budget}, engine.config).request
+            whole = engine.assemble(replace(whole_ask, neighbours=near))
+            route = engine.assemble(replace(shown_ask, neighbours=near))
             ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
             offered = [(p.entry.id, p.entry.path) for p in route.pointers]
             rows.append((j, ranked, offered))
-            line["rank"][order] = first_relevant(ranked, j.relevant)
-            line["offered"][order] = [p for p, _ in offered]
-        report["orders"][order] = metrics(rows, budget)
+            line["rank"][column] = first_relevant(ranked, j.relevant)
+            line["offered"][column] = [p for p, _ in offered]
+        report["orders"][column] = metrics(rows, budget)
+    if nearby is not None:
+        rows = []
+        for j, line in zip(tasks, per_task, strict=True):
+            engine = load(j.repo)
+            found = []
+            for n in nearby(j.repo, j.task, WHOLE_NEIGHBOURS):
+                item = engine.index.get(n.id)
+                if item is not None:
+                    found.append((item.id, item.path))
+            rows.append((j, found, found[:budget]))
+            line["rank"][MEANING] = first_relevant(found, j.relevant)
+            line["offered"][MEANING] = [p for p, _ in found[:budget]]
+        report["baselines"][MEANING] = metrics(rows, budget)
     references: dict[str | None, Bm25] = {}
     for name in baselines:
         rows = []
@@ -175,10 +202,11 @@ def text(report: Mapping[str, Any]) -> str:
     task with the rank of its first relevant entry under each (`-` when none is reached)."""
     budget = report["budget"]
     keys = ("hit@1", f"hit@{budget}", "mrr", "silence_rate")
-    lines = [f"{'order':<10}" + "".join(f"{k:>14}" for k in keys)]
+    width = max(10, *(len(c) + 2 for c in report["orders"]))
+    lines = [f"{'order':<{width}}" + "".join(f"{k:>14}" for k in keys)]
     columns = {**report["orders"], **report.get("baselines", {})}
     for order, figures in columns.items():
-        lines.append(f"{order:<10}" + "".join(f"{figures[k]:>14.3f}" for k in keys))
+        lines.append(f"{order:<{width}}" + "".join(f"{figures[k]:>14.3f}" for k in keys))
     first = next(iter(report["orders"].values()))
     lines.append(
         f"{first['covered']} covered tasks, {first['uncovered']} with no relevant document "

@@ -17,7 +17,7 @@ import orjson
 
 from router.base.errors import RequestError
 from router.core import route as routing
-from router.core.config import Config
+from router.core.config import MEANING_MODES, Config
 from router.filters import intent, symbols
 from router.filters.relevance import DEFAULT_THRESHOLD, Chunk, Focus
 
@@ -46,6 +46,7 @@ class RouteAsk:
     focus: FocusAsk | None = None
     auto: bool = False
     budget_given: bool = False
+    meaning: str = "off"  # the meaning mode for this route (the config's unless sent)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +112,15 @@ def route(body: Any, config: Config) -> RouteAsk:
             root=str(config.root),
         )
     )
+    meaning = _text(body, "meaning") or config.meaning_mode
+    if meaning not in MEANING_MODES:
+        raise RequestError(f"meaning is {meaning!r}", f"Use one of {', '.join(MEANING_MODES)}")
     return RouteAsk(
-        request, _focus(body.get("focus")), strategy == "auto", body.get("budget") is not None
+        request,
+        _focus(body.get("focus")),
+        strategy == "auto",
+        body.get("budget") is not None,
+        meaning,
     )
 
 

@@ -28,7 +28,7 @@ from router.core.config import Config
 from router.logbook.recorder import Recorder
 from router.runtime import snapshot
 from router.runtime.engine import Engine
-from router.serve import loader, service
+from router.serve import loader, service, vectors
 
 # The longest a starting daemon waits for its file watcher before it answers anyway.
 WATCH_READY_SECONDS = 5.0
@@ -86,6 +86,10 @@ class Service:
         # when the reads behind the engine's last full load began (files modified since may
         # have changed in the tick they were read: see `_catch_up`)
         self.reads_began_ns = time.time_ns()
+        # neighbours by meaning, made in the background (`foreground` runs the worker)
+        self.vectors = vectors.Worker(
+            places.state / "meaning", lambda: (self.config, self.engine), self.lock
+        )
 
     @property
     def engine(self) -> Engine:
@@ -122,6 +126,7 @@ class Service:
                 print(f"{timestamp()} {self.snapshot_note}", file=sys.stderr, flush=True)
         finally:
             self.settled.set()
+            self.vectors.want()
 
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
@@ -165,6 +170,7 @@ class Service:
             "phase": "ready" if self.ready.is_set() else "loading",
             "load": self.loaded.as_dict() if self.loaded is not None else None,
             "snapshot": self.snapshot_note,
+            "meaning": {"mode": self.config.meaning_mode, **self.vectors.state},
             "version": self.version,
             "pid": os.getpid(),
             "root": str(self.config.root),
@@ -206,6 +212,7 @@ class Service:
         self.config = self._read_config()
         self.reads_began_ns = time.time_ns()
         self.engine = self.load(self.config, self.version)
+        self.vectors.want()
         self.updates += 1
         self.rearm.set()
         return {
@@ -262,10 +269,12 @@ class Service:
                 if self.engine is engine and engine.catalog is before:
                     engine.update(rels, fresh)
                     self.updates += 1
+                    self.vectors.want()
                     return
         with self.lock:
             self.engine.update(rels)
             self.updates += 1
+        self.vectors.want()
 
     def resync(self) -> None:
         """Re-read the config file and the whole catalog outside the lock, then swap them in:
@@ -283,6 +292,7 @@ class Service:
                 self.engine = engine
                 self.reads_began_ns = began_ns
                 self.updates += 1
+            self.vectors.want()
         except Exception:
             traceback.print_exc(file=sys.stderr)
 

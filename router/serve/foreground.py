@@ -107,6 +107,9 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
         flush=True,
     )
     threading.Thread(target=service.prepare, name="loader", daemon=True).start()
+    threading.Thread(
+        target=service.vectors.run, args=(service.stop,), name="vectors", daemon=True
+    ).start()
 
     def stopper() -> None:
         service.stop.wait()

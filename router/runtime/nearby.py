@@ -1,0 +1,48 @@
+"""Neighbours by meaning for a catalog (the `meaning` extra): every entry's passage embedded
+once and cached in the state dir, and a function from a task to the entries nearest it.
+
+Only this module and `router.meaning` know the extra exists; everything heavy (numpy,
+onnxruntime) is imported when `build` runs, never by `import router`. Paths and the model
+come from the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from router.core.entry import Entry
+from router.core.fusion import Neighbour
+
+Nearby = Callable[[str, int], tuple[Neighbour, ...]]
+Progress = Callable[[int, int], None]
+
+
+def near_of(item: Entry) -> str:
+    """Return what a pointer by meaning says the model read of the entry (`passage.of`)."""
+    return "title, summary and opening" if item.body else "title and summary"
+
+
+def build(
+    entries: Iterable[Entry],
+    model: str | None,
+    cache: Path,
+    progress: Progress | None = None,
+) -> Nearby:
+    """Return task, k -> the k entries nearest the task by meaning, best first, over
+    `entries`, their vectors read from (and new ones written to) the cache directory.
+    Raises meaning.model.Unavailable when the extra or the model is missing."""
+    from router.meaning import model as model_module
+    from router.meaning import space, store
+
+    embedder = model_module.load(model)
+    listed = list(entries)
+    near = {e.id: near_of(e) for e in listed}
+    vectors = store.Vectors.open(cache, embedder.model_id)
+    found = space.Space.build(listed, embedder, vectors, progress)
+    vectors.save()
+
+    def nearby(task: str, k: int) -> tuple[Neighbour, ...]:
+        return tuple(Neighbour(i, near[i]) for i, _ in found.query(task, embedder, k))
+
+    return nearby
