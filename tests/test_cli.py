@@ -457,7 +457,9 @@ def test_the_command_table_matches_the_commands() -> None:
     assert set(group.main.commands) == set(group.COMMANDS)
 
 
-def test_help_imports_no_command_module() -> None:
+def help_loads(report: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run `kroute --help` in a fresh interpreter and print `loaded:` and what `report` (an
+    expression over sys.modules and sys.argv) lists."""
     probe = (
         "import sys\n"
         "from router.cli import main\n"
@@ -465,11 +467,20 @@ def test_help_imports_no_command_module() -> None:
         "    main(['--help'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print('loaded:', *sorted(m for m in sys.modules if m.startswith('router.runtime')"
-        " or m.endswith('_commands')))\n"
+        f"print('loaded:', *{report})\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_help_imports_no_command_module() -> None:
+    done = help_loads(
+        "sorted(m for m in sys.modules if m.startswith('router.runtime')"
+        " or m.endswith('_commands'))"
+    )
     assert "Commands:" in done.stdout and "why-not" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "loaded:"
 
@@ -479,17 +490,5 @@ HELP_UNNEEDED = ("orjson", "tomllib", "router.core.config", "hashlib", "tracebac
 
 
 def test_help_loads_click_and_the_command_table_only() -> None:
-    probe = (
-        "import sys\n"
-        "from router.cli import main\n"
-        "try:\n"
-        "    main(['--help'])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "print('loaded:', *[m for m in sys.argv[1:] if m in sys.modules])\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe, *HELP_UNNEEDED], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
+    done = help_loads("[m for m in sys.argv[1:] if m in sys.modules]", *HELP_UNNEEDED)
     assert done.stdout.strip().splitlines()[-1] == "loaded:"
