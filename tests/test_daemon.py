@@ -200,6 +200,8 @@ def test_status_stop_and_precise_messages(repo: Path) -> None:
     assert kroute("start", cwd=repo).returncode == 0
     status = kroute("status", "--json", cwd=repo)
     assert json.loads(status.stdout)["state"] == "running"
+    said = kroute("status", cwd=repo).stdout
+    assert said.startswith("running: pid ") and "entries (loaded from cold in " in said
     assert kroute("stop", cwd=repo).stdout.strip() == "stopped"
     assert kroute("status", cwd=repo).returncode == 1
 

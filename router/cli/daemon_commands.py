@@ -97,8 +97,15 @@ def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) ->
     if as_json:
         emit_json(report)
     elif current == "running":
+        loaded = report.get("load") or {}
+        how = (
+            "still loading the catalog"
+            if report.get("phase") == "loading"
+            else f"{report['entries']} entries (loaded from {loaded.get('from', '?')} "
+            f"in {loaded.get('seconds', 0):.1f} s)"
+        )
         click.echo(
-            f"running: pid {report['pid']}, {report['entries']} entries, "
+            f"running: pid {report['pid']}, {how}, "
             f"{report['routes']} routes served, up {report['uptime_s']:.0f} s\n"
             f"  root {report['root']}\n  socket {report['socket']}"
         )
