@@ -125,6 +125,7 @@ def test_a_file_edited_as_the_reads_began_is_read_again(repo: Path, tmp_path: Pa
     ("spoil", "reason"),
     [
         (lambda h: h | {"version": "0.0.0"}, "another kroute version"),
+        (lambda h: h | {"code": "0" * 16}, "another build of this kroute version"),
         (lambda h: h | {"format": snapshot.FORMAT + 1}, "an older snapshot format"),
         (lambda h: h | {"python": (2, 7)}, "another Python version"),
         (lambda h: h | {"magic": "something else"}, "not a kroute snapshot"),

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
+import hashlib
 import os
 import pickle
 import sys
@@ -71,10 +73,25 @@ def _header(config: Config, version: str, began_ns: int) -> dict[str, Any]:
         "magic": MAGIC,
         "format": FORMAT,
         "version": version,
+        "code": code_stamp(),
         "python": sys.version_info[:2],
         "config": config,
         "began_ns": began_ns,
     }
+
+
+@functools.lru_cache(maxsize=1)
+def code_stamp() -> str:
+    """Return a digest of the size and modification time of every module of this package.
+    The version alone is not enough: an editable install keeps it while its classes change
+    shape, and a snapshot of the old shapes would unpickle into objects the new code cannot
+    use."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for module in sorted(package.rglob("*.py")):
+        info = module.stat()
+        digest.update(f"{module.relative_to(package)}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def save(engine: Engine, path: Path, began_ns: int) -> int:
@@ -124,6 +141,7 @@ def restore(config: Config, path: Path, version: str) -> Restored | None:
         for key, why in (
             ("format", "an older snapshot format"),
             ("version", "another kroute version"),
+            ("code", "another build of this kroute version"),
             ("python", "another Python version"),
             ("config", "another configuration"),
         ):
