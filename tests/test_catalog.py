@@ -16,11 +16,11 @@ from subprocess import CompletedProcess
 
 import pytest
 
-from router.core import catalog, config, diagnostic, limit
-from router.core.catalog import MAX_FILE_BYTES, SKIP_DIRS, Catalog
-from router.core.config import Config
+from router.core import catalog, config, diagnostic, limit, walk
+from router.core.catalog import MAX_FILE_BYTES, Catalog
 from router.core.diagnostic import Diagnostic
 from router.core.index import Index
+from router.core.walk import SKIP_DIRS
 
 from conftest import CORPORA, DEMO, FIXTURES, kroute, within
 
@@ -423,33 +423,7 @@ def test_skip_dirs(tmp_path: Path, skipped: str) -> None:
     write(tmp_path, "docs/real.md", doc("real"))
     cat = load(tmp_path)
     assert ids(cat) == ["real"] and cat.diagnostics == ()
-    assert not catalog.is_catalog_path(config.bare(tmp_path), f"docs/{skipped}/pkg/README.md")
-
-
-def test_is_catalog_path(tmp_path: Path) -> None:
-    cfg = Config(root=tmp_path, roots=("docs",), exclude=("docs/old/**",))
-    assert catalog.is_catalog_path(cfg, "docs/a.md")
-    assert catalog.is_catalog_path(cfg, "docs/t.catalog.json")
-    assert not catalog.is_catalog_path(cfg, "docs/a.txt")
-    assert not catalog.is_catalog_path(cfg, "docs/old/a.md")
-    assert not catalog.is_catalog_path(cfg, "src/a.md")
-    assert not catalog.is_catalog_path(cfg, "docsx/a.md")
-
-
-@pytest.mark.parametrize(
-    ("name", "fmt"),
-    [
-        ("x/y.mdc", "rule"),
-        ("x/SKILL.md", "skill"),
-        ("x/rust.instructions.md", "instruction"),
-        ("x/a.md", "markdown"),
-        ("x/a.catalog.json", "json"),
-        ("x/a.txt", None),
-        ("x/skill.md", "markdown"),
-    ],
-)
-def test_format_of(name: str, fmt: str | None) -> None:
-    assert catalog.format_of(name) == fmt
+    assert not walk.is_catalog_path(config.bare(tmp_path), f"docs/{skipped}/pkg/README.md")
 
 
 # --- refresh ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from router.core import diagnostic, document, entry, limit, pattern, trigger
+from router.core import diagnostic, document, entry, limit, pattern, trigger, walk
 from router.core.config import Config
 from router.core.diagnostic import ERROR, WARNING, Diagnostic, FileResult, result
 from router.core.entry import Entry
@@ -33,13 +33,6 @@ _STAR_RUN = re.compile(r"\*+")
 # A descriptor is read this much at a time; a regular file under MAX_FILE_BYTES takes one or
 # two reads.
 _READ_CHUNK = 256 * 1024
-# Tool caches and version-control internals are never catalogs.
-SKIP_DIRS = frozenset(
-    (
-        ".git .hg .svn node_modules .venv venv __pycache__ .mypy_cache .pytest_cache "
-        ".ruff_cache .tox"
-    ).split()
-)
 
 
 @dataclass(frozen=True)
@@ -116,28 +109,8 @@ def _file(item: Entry) -> str:
 
 def load(config: Config) -> Catalog:
     """Return the catalog under the config's roots. Never raises for a bad file."""
-    present, problems = walked(config)
+    present, problems = walk.walked(config)
     return assemble({relpath: read(config, relpath) for relpath in present}, problems)
-
-
-def walked(
-    config: Config, stamps: dict[str, tuple[int, int]] | None = None
-) -> tuple[list[str], tuple[Diagnostic, ...]]:
-    """Return the repository-relative catalog files under the roots, sorted, and what the
-    walk found wrong (symlinks leading outside a root, no root at all); each file's stamp
-    goes into `stamps` when given."""
-    problems: list[Diagnostic] = []
-    present = _walk(config, problems, stamps)
-    if not any((config.root / pattern.clean(r)).exists() for r in config.roots):
-        named = ", ".join(config.roots)
-        problems.append(
-            Diagnostic(
-                ".",
-                f"none of the catalog roots exists ({named}); set `roots` in kroute.toml",
-                WARNING,
-            )
-        )
-    return present, tuple(problems)
 
 
 def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalog:
@@ -160,8 +133,8 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
         if (
             not os.path.lexists(absolute)
             or absolute.is_dir()
-            or not is_catalog_path(config, relpath)
-            or _escapes(config, relpath)
+            or not walk.is_catalog_path(config, relpath)
+            or walk.escapes(config, relpath)
         ):
             continue
         fresh = read(config, relpath)
@@ -173,8 +146,8 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
         files[relpath] = fresh
         mix ^= fresh.digest
     # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
-    walk = tuple(d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink())
-    return Catalog(files, walk, mix, frozenset(stale))
+    kept = tuple(d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink())
+    return Catalog(files, kept, mix, frozenset(stale))
 
 
 def changed_since(
@@ -190,7 +163,7 @@ def changed_since(
     was. Costs a walk and a stat per file, not a read."""
     changed: set[str] = set()
     stamps: dict[str, tuple[int, int]] = {}
-    present, problems = walked(config, stamps)
+    present, problems = walk.walked(config, stamps)
     for relpath in present:
         known = previous.files.get(relpath)
         stamp = stamps.get(relpath)
@@ -200,40 +173,13 @@ def changed_since(
     return sorted(changed), problems
 
 
-def assemble(files: Mapping[str, FileResult], walk: Iterable[Diagnostic] = ()) -> Catalog:
+def assemble(files: Mapping[str, FileResult], problems: Iterable[Diagnostic] = ()) -> Catalog:
     """Return the catalog of per-file results."""
     mix = 0
     for one in files.values():
         mix ^= one.digest
     stale = frozenset(path for path, one in files.items() if one.stale)
-    return Catalog(dict(files), tuple(walk), mix, stale)
-
-
-def format_of(relpath: str) -> str | None:
-    """Return the catalog format a file name implies, or None for files never read."""
-    name = relpath.rsplit("/", 1)[-1]
-    if name.endswith(".mdc"):
-        return "rule"
-    if name == "SKILL.md":
-        return "skill"
-    if name.endswith(".instructions.md"):
-        return "instruction"
-    if name.endswith(".md"):
-        return "markdown"
-    if name.endswith(".json"):
-        return "json"
-    return None
-
-
-def is_catalog_path(config: Config, relpath: str) -> bool:
-    """Return whether a repository-relative file path belongs to the catalog."""
-    if format_of(relpath) is None:
-        return False
-    if any(part in SKIP_DIRS for part in relpath.split("/")[:-1]):
-        return False
-    if any(pattern.covers(glob, relpath) for glob in config.exclude):
-        return False
-    return any(_under(relpath, root) for root in config.roots)
+    return Catalog(dict(files), tuple(problems), mix, stale)
 
 
 class NotRegularFile(OSError):
@@ -251,11 +197,6 @@ class FileTooLarge(OSError):
 def read_regular(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     """Return the bytes of the regular file at `path` (symlinks followed): see `read_stamped`."""
     return read_stamped(path, limit)[0]
-
-
-def stamp_of(info: os.stat_result) -> tuple[int, int]:
-    """Return the (size, mtime in ns) a snapshot keys a file by."""
-    return info.st_size, info.st_mtime_ns
 
 
 def read_stamped(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, tuple[int, int]]:
@@ -295,7 +236,7 @@ def read_stamped(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, tuple[
             held += len(chunk)
         if held > limit:
             raise FileTooLarge(held)
-        return b"".join(chunks), stamp_of(info)
+        return b"".join(chunks), walk.stamp_of(info)
     finally:
         os.close(fd)
 
@@ -330,7 +271,7 @@ def _parse(config: Config, relpath: str, raw: bytes) -> FileResult:
         return diagnostic.only(
             relpath, f"not UTF-8 (byte 0x{raw[error.start]:02x}); save it as UTF-8", line=line
         )
-    fmt = format_of(relpath)
+    fmt = walk.format_of(relpath)
     if fmt == "json":
         return _read_json(config, relpath, raw.removeprefix(b"\xef\xbb\xbf"))
     assert fmt is not None
@@ -419,113 +360,3 @@ def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
             continue
         entries.append(item)
     return result(relpath, entries, diagnostics)
-
-
-def _under(relpath: str, root: str) -> bool:
-    root = pattern.clean(root)
-    return root in ("", ".") or relpath == root or relpath.startswith(root + "/")
-
-
-def _walk(
-    config: Config,
-    problems: list[Diagnostic],
-    stamps: dict[str, tuple[int, int]] | None = None,
-) -> list[str]:
-    """Return the repository-relative catalog files under the roots, sorted, adding the
-    walk's problems (symlinks leading outside their root) to `problems` and, when `stamps`
-    is given, each file's stamp to it (None for a file that cannot be stat'ed).
-
-    Symlinked directories are never walked (the tree they lead to is walked under its own
-    root, or escapes); a symlinked file is read only when it stays inside its root."""
-    base = config.root
-    found: set[str] = set()
-    for root in config.roots:
-        top = base / pattern.clean(root) if pattern.clean(root) not in ("", ".") else base
-        if top.is_file():
-            rel = _relative(base, top)
-            if rel is not None and is_catalog_path(config, rel):
-                found.add(rel)
-            continue
-        prefix = _relative(base, top)
-        if prefix is None:
-            continue
-        pending = [(str(top), "" if prefix == "." else prefix)]
-        while pending:
-            directory, rel_dir = pending.pop()
-            try:
-                listing = os.scandir(directory)
-            except OSError:
-                continue
-            with listing:
-                for item in listing:
-                    rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
-                    is_link = item.is_symlink()
-                    try:
-                        is_dir = item.is_dir()
-                    except OSError:  # a symlink loop: a file whose read says so
-                        is_dir = False
-                    if is_dir:
-                        if item.name in SKIP_DIRS:
-                            continue
-                        if is_link:
-                            target = _resolved(Path(item.path))
-                            if target is not None and _relative(top, target) is None:
-                                problems.append(_escape(base, Path(item.path)))
-                            continue
-                        pending.append((item.path, rel))
-                        continue
-                    if not is_catalog_path(config, rel):
-                        continue
-                    if is_link:
-                        target = _resolved(Path(item.path))  # None for a loop: `read` says so
-                        if target is not None and _relative(top, target) is None:
-                            problems.append(_escape(base, Path(item.path)))
-                            continue
-                    found.add(rel)
-                    if stamps is not None:
-                        try:
-                            stamps[rel] = stamp_of(item.stat())
-                        except OSError:
-                            stamps.pop(rel, None)
-    problems.sort(key=lambda d: d.path)
-    return sorted(found)
-
-
-def _escapes(config: Config, relpath: str) -> bool:
-    """Return whether a catalog file resolves outside every root that holds it (False for a
-    symlink loop, which `read` reports)."""
-    resolved = _resolved(config.root / relpath)
-    if resolved is None:
-        return False
-    for root in config.roots:
-        top = _resolved(config.root / pattern.clean(root))
-        if top is not None and _under(relpath, root) and _relative(top, resolved) is not None:
-            return False
-    return True
-
-
-def _resolved(path: Path) -> Path | None:
-    """Return `path` with its symlinks resolved, or None when they loop (Python before 3.13
-    raises RuntimeError there, later ones OSError)."""
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return None
-
-
-def _escape(base: Path, link: Path) -> Diagnostic:
-    rel = _relative(base, link) or str(link)
-    return Diagnostic(rel, "symlink leads outside its catalog root; skipped", WARNING)
-
-
-def _relative(base: Path, path: Path) -> str | None:
-    try:
-        return path.relative_to(base).as_posix()
-    except ValueError:
-        resolved, resolved_base = _resolved(path), _resolved(base)
-        if resolved is None or resolved_base is None:
-            return None
-        try:
-            return resolved.relative_to(resolved_base).as_posix()
-        except ValueError:
-            return None

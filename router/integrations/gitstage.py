@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from router.core import catalog
+from router.core import catalog, walk
 from router.core.config import Config
 from router.core.diagnostic import ERROR, Diagnostic
 
@@ -39,7 +39,7 @@ def staged(root: Path) -> list[str]:
 def check(config: Config, paths: list[str]) -> list[Diagnostic]:
     """Return the errors of the staged versions of the catalog files among `paths` (what
     the commit records, not what the working tree holds)."""
-    wanted = [p for p in paths if catalog.is_catalog_path(config, p)]
+    wanted = [p for p in paths if walk.is_catalog_path(config, p)]
     if not wanted:
         return []
     with tempfile.TemporaryDirectory(prefix="kroute-staged-") as scratch:

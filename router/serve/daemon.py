@@ -22,7 +22,7 @@ from typing import Any
 from router import __version__
 from router.base import paths
 from router.base.errors import KrouteError
-from router.core import catalog, diagnostic
+from router.core import catalog, diagnostic, walk
 from router.core import config as config_module
 from router.core.config import Config
 from router.logbook.recorder import Recorder
@@ -243,13 +243,13 @@ class Service:
                     rel = path.relative_to(root).as_posix()
                 except ValueError:
                     continue
-                if catalog.format_of(rel) is not None:
+                if walk.format_of(rel) is not None:
                     rels.add(rel)
                 if path.is_dir():  # a directory moved in: the watcher names only the directory
                     rels.update(
                         f.relative_to(root).as_posix()
                         for f in path.rglob("*")
-                        if catalog.format_of(f.name) is not None
+                        if walk.format_of(f.name) is not None
                     )
                 elif not path.is_file():  # a directory moved out or removed, files and all
                     rels.update(f for f in self.engine.catalog.files if f.startswith(rel + "/"))
@@ -303,12 +303,12 @@ class Service:
         restart from a snapshot does. Costs a walk, not a cold load."""
         engine = self.engine
         racy_from = self.reads_began_ns - snapshot.RACY_NS
-        changed, walk = catalog.changed_since(engine.config, engine.catalog, racy_from)
+        changed, problems = catalog.changed_since(engine.config, engine.catalog, racy_from)
         if changed:
             self._update(changed)
         with self.lock:
-            if self.engine.catalog.walk != walk:
-                self.engine.catalog = replace(self.engine.catalog, walk=walk)
+            if self.engine.catalog.walk != problems:
+                self.engine.catalog = replace(self.engine.catalog, walk=problems)
 
     def _read_config(self) -> Config:
         """Return the configuration the config file now holds, or the one in force when it
