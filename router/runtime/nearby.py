@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from router.core.entry import Entry
 from router.core.fusion import Neighbour
@@ -33,14 +34,20 @@ def build(
     model: str | None,
     cache: Path,
     progress: Progress | None = None,
+    models: dict[str | None, Any] | None = None,
 ) -> Nearby:
     """Return task, k -> the k entries nearest the task by meaning, best first, over
-    `entries`, their vectors read from (and new ones written to) the cache directory.
+    `entries`, their vectors read from (and new ones written to) the cache directory. A
+    caller that builds again (the daemon, after each change) passes `models`, where the
+    loaded model is kept between builds: loading one costs about 300 ms and 270 MB.
     Raises meaning.model.Unavailable when the extra or the model is missing."""
     from router.meaning import model as model_module
     from router.meaning import space, store
 
-    embedder = model_module.load(model, threads=EMBED_THREADS)
+    kept = {} if models is None else models
+    embedder = kept.get(model)
+    if embedder is None:
+        embedder = kept[model] = model_module.load(model, threads=EMBED_THREADS)
     listed = list(entries)
     near = {e.id: near_of(e) for e in listed}
     vectors = store.Vectors.open(cache, embedder.model_id)

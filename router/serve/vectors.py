@@ -38,6 +38,7 @@ class Worker:
         self.current = current  # the config in force and the engine serving now
         self.lock = lock  # the request lock: `nearby` is swapped in under it
         self.wanted = threading.Event()
+        self.models: dict[str | None, Any] = {}  # loaded once, kept between builds
         self.state: dict[str, Any] = {"ready": False, "entries": 0, "seconds": None, "error": None}
 
     def want(self) -> None:
@@ -64,7 +65,9 @@ class Worker:
             return
         began = time.monotonic()
         try:
-            found = nearby.build(engine.index.entries(), cfg.meaning_model, self.cache)
+            found = nearby.build(
+                engine.index.entries(), cfg.meaning_model, self.cache, models=self.models
+            )
         except KrouteError as error:
             if self.state.get("error") != str(error):
                 print(f"neighbours by meaning unavailable: {error}", file=sys.stderr, flush=True)
