@@ -113,12 +113,18 @@ def load(config: Config) -> Catalog:
     return assemble({relpath: read(config, relpath) for relpath in present}, problems)
 
 
-def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalog:
+def refresh(
+    config: Config,
+    previous: Catalog,
+    changed: Iterable[str],
+    problems: tuple[Diagnostic, ...] | None = None,
+) -> Catalog:
     """Return `previous` with the files in `changed` (repository-relative) re-read.
 
     A file that is gone or no longer in the catalog drops its entries; a file that turned
     broken keeps its previous entries, marked stale, beside its new diagnostic. Costs what
-    the changed files cost, not what the catalog holds."""
+    the changed files cost, not what the catalog holds. `problems` are the walk's when the
+    caller walked the roots again (`changed_since`): they replace the previous ones."""
     files = dict(previous.files)
     mix = previous.mix
     stale = set(previous.stale_files)
@@ -145,9 +151,12 @@ def refresh(config: Config, previous: Catalog, changed: Iterable[str]) -> Catalo
             stale.add(relpath)
         files[relpath] = fresh
         mix ^= fresh.digest
-    # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
-    kept = tuple(d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink())
-    return Catalog(files, kept, mix, frozenset(stale))
+    if problems is None:
+        # Walk diagnostics (escaping symlinks) stay only while their path is still a symlink.
+        problems = tuple(
+            d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink()
+        )
+    return Catalog(files, problems, mix, frozenset(stale))
 
 
 def changed_since(

@@ -147,6 +147,16 @@ def run(
         for j in tasks
     ]
     runs: list[tuple[str, str, bool]] = [(order, order, False) for order in ORDERS]
+    # a task's neighbours, asked once however many columns read them: the first NEIGHBOURS
+    # of the model's deeper order are what a live route fuses
+    asked: dict[tuple[str | None, str], tuple[Neighbour, ...]] = {}
+
+    def neighbours(j: Judged) -> tuple[Neighbour, ...]:
+        assert nearby is not None
+        if (j.repo, j.task) not in asked:
+            asked[j.repo, j.task] = nearby(j.repo, j.task, WHOLE_NEIGHBOURS)
+        return asked[j.repo, j.task]
+
     if nearby is not None:
         runs += [(f"{order}+{MEANING}", order, True) for order in ORDERS]
     for column, order, live in runs:
@@ -154,7 +164,7 @@ def run(
         for j, line in zip(tasks, per_task, strict=True):
             engine = load(j.repo)
             ask = {"task": j.task, "order": order}
-            near = nearby(j.repo, j.task, NEIGHBOURS) if live and nearby is not None else ()
+            near = neighbours(j)[:NEIGHBOURS] if live else ()
             whole_ask = request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
             shown_ask = request.route({**ask, "budget": budget}, engine.config).request
             whole = engine.assemble(replace(whole_ask, neighbours=near))
@@ -170,7 +180,7 @@ def run(
         for j, line in zip(tasks, per_task, strict=True):
             engine = load(j.repo)
             found = []
-            for n in nearby(j.repo, j.task, WHOLE_NEIGHBOURS):
+            for n in neighbours(j):
                 item = engine.index.get(n.id)
                 if item is not None:
                     found.append((item.id, item.path))

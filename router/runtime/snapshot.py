@@ -20,7 +20,7 @@ import hashlib
 import os
 import pickle
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -154,11 +154,9 @@ def restore(config: Config, path: Path, version: str) -> Restored | None:
     if not isinstance(cat, Catalog) or not isinstance(index, Index):
         raise Unusable("its body is not a catalog and an index")
     engine = Engine.of_parts(config, cat, index, version)
-    changed, walk = catalog.changed_since(config, cat, int(header["began_ns"]) - RACY_NS)
-    if changed:
-        engine.update(changed)
-    if engine.catalog.walk != walk:
-        engine.catalog = replace(engine.catalog, walk=walk)
+    changed, problems = catalog.changed_since(config, cat, int(header["began_ns"]) - RACY_NS)
+    if changed or problems != cat.walk:
+        engine.update(changed, catalog.refresh(config, cat, changed, problems))
     return Restored(engine, tuple(changed))
 
 

@@ -15,7 +15,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -258,13 +257,16 @@ class Service:
         except Exception:
             traceback.print_exc(file=sys.stderr)
 
-    def _update(self, rels: list[str]) -> None:
+    def _update(
+        self, rels: list[str], problems: tuple[diagnostic.Diagnostic, ...] | None = None
+    ) -> None:
         """Read and parse the changed catalog files (repository-relative) outside the lock,
-        then take it to swap the result into the engine."""
+        then take it to swap the result into the engine; `problems` are a fresh walk's, if
+        the caller walked the roots (see `catalog.refresh`)."""
         for _ in range(SWAP_TRIES):
             engine = self.engine
             before = engine.catalog
-            fresh = catalog.refresh(engine.config, before, rels)
+            fresh = catalog.refresh(engine.config, before, rels, problems)
             with self.lock:
                 if self.engine is engine and engine.catalog is before:
                     engine.update(rels, fresh)
@@ -272,7 +274,8 @@ class Service:
                     self.vectors.want()
                     return
         with self.lock:
-            self.engine.update(rels)
+            engine = self.engine
+            engine.update(rels, catalog.refresh(engine.config, engine.catalog, rels, problems))
             self.updates += 1
         self.vectors.want()
 
@@ -304,11 +307,8 @@ class Service:
         engine = self.engine
         racy_from = self.reads_began_ns - snapshot.RACY_NS
         changed, problems = catalog.changed_since(engine.config, engine.catalog, racy_from)
-        if changed:
-            self._update(changed)
-        with self.lock:
-            if self.engine.catalog.walk != problems:
-                self.engine.catalog = replace(self.engine.catalog, walk=problems)
+        if changed or problems != engine.catalog.walk:
+            self._update(changed, problems)
 
     def _read_config(self) -> Config:
         """Return the configuration the config file now holds, or the one in force when it
