@@ -136,15 +136,16 @@ def routed(target: client.Target, task: str, timeout: float | None = None) -> di
     return document
 
 
-def silence_reasons(target: client.Target, count: int) -> list[str | None]:
-    """Return the silence reason of each route in the shadow log, once it holds `count`
-    (the daemon writes a route's line just after its answer)."""
+def silence_reasons(target: client.Target, count: int) -> dict[str, str | None]:
+    """Return task -> the silence reason of its route in the shadow log, once it holds
+    `count` (the daemon writes a route's line just after its answer; two routes that end
+    together may be written in either order)."""
     directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), target.places.key)
     deadline = time.monotonic() + 10
     while True:
         lines = list(shadow.read(directory)) if directory.exists() else []
         if len(lines) >= count or time.monotonic() > deadline:
-            return [(line.get("silence") or {}).get("reason") for line in lines]
+            return {line["task"]: (line.get("silence") or {}).get("reason") for line in lines}
         time.sleep(0.02)
 
 
@@ -161,7 +162,7 @@ def test_a_route_abandoned_by_its_client_stops_and_a_short_route_answers_at_once
     assert short["pointers"][0]["id"] == "tide-skill-007"
     assert waited < ABANDONED_WITHIN, waited
     # the long route stopped: routed whole, it would have been silent for reaching nothing
-    assert silence_reasons(slow, 2) == ["deadline", None]
+    assert silence_reasons(slow, 2) == {LONG_TASK: "deadline", SHORT_TASK: None}
 
 
 def test_a_route_stops_at_its_clients_deadline_and_says_so(slow: client.Target) -> None:
