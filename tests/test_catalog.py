@@ -581,7 +581,6 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
     by_id = {e.id: e for e in cat.entries}
     assert sorted(by_id) == [
         "DEC-0001",
-        "README",
         "changelog",
         "frontend",
         "house-style",
@@ -607,8 +606,8 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
         (".cursor/rules/frontend.mdc", 3),
         (".cursor/rules/typescript.mdc", 4),
     }
-    # a README with a title and prose is a document (an index page of links would not be)
-    assert by_id["README"].title == "Docs" and by_id["README"].kind == "doc"
+    # docs/README.md, titled prose, is the front page of the root `docs`: not an entry
+    assert "front page" in only(cat, "docs/README.md").problem
 
 
 def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[no-untyped-def]
@@ -617,8 +616,8 @@ def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[n
     assert result.returncode == 1, result.stderr
     report = json.loads(result.stdout)
     assert report["errors"] == 1
-    assert report["entries"] == 9
-    assert report["kinds"] == {"decision": 1, "doc": 1, "instruction": 1, "rule": 5, "skill": 1}
+    assert report["entries"] == 8
+    assert report["kinds"] == {"decision": 1, "instruction": 1, "rule": 5, "skill": 1}
     errors = [d for d in report["diagnostics"] if d["severity"] == "error"]
     assert errors == [
         {
@@ -640,7 +639,7 @@ def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[n
     )
     fixed = kroute("check", "--json", "--catalog", str(repo))
     assert fixed.returncode == 0, fixed.stdout
-    assert json.loads(fixed.stdout)["entries"] == 10
+    assert json.loads(fixed.stdout)["entries"] == 9
 
 
 # --- the shared corpora ----------------------------------------------------------------
@@ -648,9 +647,9 @@ def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[n
 
 def test_headwater_corpus(corpus: Path) -> None:
     cat = load(corpus / "headwater")
-    # 409 typed documents, and the corpus README: titled Markdown without front matter
-    assert len(cat.entries) == 410
-    assert sum(1 for e in cat.entries if e.path.startswith("docs/")) == 409
+    # 409 typed documents; the corpus README at the top is its front page, not an entry
+    assert len(cat.entries) == 409
+    assert all(e.path.startswith("docs/") for e in cat.entries)
     assert cat.errors == ()
 
 
@@ -671,10 +670,10 @@ def test_headwater_kinds_match_its_catalog(corpus: Path) -> None:
 
 def test_skills_corpus(corpus: Path) -> None:
     cat = load(corpus / "skills")
-    assert len(cat.entries) == 384  # and the corpus README
+    assert len(cat.entries) == 383  # the corpus README at the top is its front page
     assert cat.errors == ()
     kinds = Counter(e.kind for e in cat.entries)
-    assert kinds == {"skill": 209, "rule": 91, "instruction": 83, "doc": 1}
+    assert kinds == {"skill": 209, "rule": 91, "instruction": 83}
 
 
 def test_demo_catalog() -> None:

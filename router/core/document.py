@@ -31,6 +31,8 @@ def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
         return _only(relpath, error.problem, line=error.line)
     if fmt == "markdown" and markdown.is_index_page(name, body):
         return _only(relpath, "an index page (mostly links to other documents): skipped", INFO)
+    if parsed is None and fmt == "markdown" and front_page(config, relpath):
+        return _only(relpath, FRONT_PAGE, INFO)
     doc = markdown.read(body)
     shelf = config.taxonomy.shelf_kind(relpath)
     if parsed is None:
@@ -65,6 +67,25 @@ def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
         for line in parsed.colon_lines
     )
     return result(relpath, (item,), sorted(notes, key=lambda d: d.line or 0))
+
+
+def front_page(config: Config, relpath: str) -> bool:
+    """Return whether a file is the front page of one of the catalog's roots: a README or
+    index page directly inside the root.
+
+    A front page introduces the catalog as a whole (what it holds, how it is written), so it
+    shares a few words with every task and answers none: on the judged sets it was the first
+    pointer of a sixth of the headwater tasks and never the document a task needed. One with
+    front matter was typed on purpose and stays an entry; one in a subfolder is about that
+    folder's subject and stays one too."""
+    folder, _, name = relpath.replace("\\", "/").rpartition("/")
+    if name.lower() not in markdown.INDEX_NAMES:
+        return False
+    folders = {posixpath.normpath(root) for root in config.roots}
+    return (folder or ".") in folders
+
+
+FRONT_PAGE = "the front page of a catalog root, about the catalog as a whole: skipped"
 
 
 def _status_as_text(meta: dict[str, object]) -> dict[str, object]:
