@@ -53,6 +53,23 @@ def test_reach_names_each_term_and_the_field_or_section_it_reached() -> None:
     assert quick.words == reached.words and quick.fields[0][0] == "body"
 
 
+def test_a_template_heading_is_structure_not_a_word_of_the_record() -> None:
+    # every record has a `## Context` section; only one is about a React context
+    records = [
+        doc(f"r{i}", title=f"Choice {i}", body=(Section("Context", f"We weighed option {i}."),))
+        for i in range(8)
+    ]
+    react = doc("react", title="React context API", body=(Section("Context", "Props drill."),))
+    index = Index([*records, react])
+    assert index.stem_df("context") == 1
+    assert [path for _, path in ranked(index, "a new ReaderStateContext")] == ["docs/react.md"]
+    # a heading a record chose itself still reads as its words
+    own = doc("own", body=(Section("Pagination cursors", "Opaque tokens."),))
+    index = Index([*records, own])
+    reached = rank.reach(index, index.slot_of("own"), rank.weigh(index, term.of_task("cursors")))
+    assert reached.fields == (("body (Pagination cursors)", ("cursors",)),)
+
+
 words = st.sampled_from("alpha beta gamma delta epsilon zeta eta theta iota kappa".split())
 
 

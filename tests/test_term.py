@@ -70,3 +70,19 @@ def test_counts_skip_stopwords_function_words_and_fold_plurals() -> None:
 @given(st.text())
 def test_of_task_never_raises_and_is_deterministic(task: str) -> None:
     assert term.of_task(task) == term.of_task(task)
+
+
+def test_a_code_identifier_adds_its_words() -> None:
+    words = [t.word for t in term.of_task("the ReaderStateContext holds HTTPServer state")]
+    assert words == [
+        "readerstatecontext",
+        "reader",
+        "state",
+        "context",
+        "holds",
+        "httpserver",
+        "http",
+        "server",
+    ]
+    # snake_case is split by normalizing already; an all-lower word has no parts
+    assert [t.word for t in term.of_task("parse_args quietly")] == ["parse", "args", "quietly"]

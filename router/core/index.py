@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from router.core import markdown, pattern, term, text, weight
-from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry
+from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
 
 STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
 TIER_NAMES = ("structured", "family_text", "open_first", "notes", "body")
@@ -98,6 +98,31 @@ def fields_of(item: Entry) -> tuple[Field, ...]:
     return tuple(out)
 
 
+# The headings decision-record templates give every record (Nygard, MADR, Y-statements):
+# structure, not subject. Read as words they would make `context` or `decision` a word of
+# every record, and a task asking about a React context could not find the one record on it.
+TEMPLATE_HEADINGS = frozenset(
+    text.normalize(h)
+    for h in (
+        *markdown.DECISION_HEADINGS,
+        *markdown.CONTEXT_HEADINGS,
+        "status", "consequences", "positive consequences", "negative consequences",
+        "considered options", "options considered", "decision drivers", "decision makers",
+        "deciders", "pros and cons of the options", "alternatives", "alternatives considered",
+        "rationale", "implications", "more information", "references", "links", "notes",
+        "related decisions", "technical story", "context and problem statement",
+    )
+)  # fmt: skip
+
+
+def section_words(section: Section) -> str:
+    """Return the text a body section is indexed by: its heading and its text, the heading
+    left out when a template gives it to every record (TEMPLATE_HEADINGS)."""
+    if not section.heading or text.normalize(section.heading) in TEMPLATE_HEADINGS:
+        return section.text
+    return f"{section.heading} {section.text}"
+
+
 def body_fields(item: Entry) -> tuple[Field, ...]:
     """Return the body tier's fields of an entry, one per section (built when asked: a body
     is read only to score or explain the few entries that need it)."""
@@ -123,9 +148,7 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float
             counts[stem] = counts.get(stem, 0.0) + n * share
         exact.update(tokens)
     if item.body:
-        stems, tokens = term.read(
-            text.normalize(" ".join(f"{s.heading} {s.text}" for s in item.body))
-        )
+        stems, tokens = term.read(text.normalize(" ".join(section_words(s) for s in item.body)))
         body = tiers[BODY]
         for stem, n in stems.items():
             body[stem] = body.get(stem, 0.0) + n

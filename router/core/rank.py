@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from router.core import cutoff, term, text, weight
-from router.core.index import BODY, IMPACT_STEP, TIER_NAMES, Field, Index
+from router.core.index import BODY, IMPACT_STEP, TIER_NAMES, Field, Index, section_words
 from router.core.term import Term
 
 # A pasted log holds hundreds of words; the few most specific ones decide the route, and
@@ -186,7 +186,7 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
         # the body is read only for what the fields above it did not hold; a section's
         # heading counts as its words (the ranker indexes it so)
         for section in indexed.entry.body:
-            normal = text.normalize(f"{section.heading} {section.text}")
+            normal = text.normalize(section_words(section))
             fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
             held = {x for x in normal.split() if x not in function}
             stems_of.append({stem(x) for x in held} & (wanted - found))

@@ -10,6 +10,7 @@ Pure: every function here is a function of its arguments alone.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -133,7 +134,7 @@ def of_task(task: str) -> tuple[Term, ...]:
     for word in dict.fromkeys(task.split()):
         (paths if _reads_as_path(word) else prose).append(word)
     seen: dict[str, Term] = {}
-    for token in text.tokens(" ".join(prose)):
+    for token in text.tokens(" ".join(_with_parts(prose))):
         if token not in FUNCTION_WORDS:
             key = stem(token)
             if key not in seen:
@@ -144,6 +145,22 @@ def of_task(task: str) -> tuple[Term, ...]:
             if key not in seen:
                 seen[key] = Term(key, token, weak=True)
     return tuple(seen.values())
+
+
+# Where a code identifier's words meet: `readerStateContext`, `HTTPServer`, `parse_args`.
+_IDENTIFIER_JOINS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|_")
+
+
+def _with_parts(words: list[str]) -> list[str]:
+    """Return the words, each code identifier followed by its parts: a task naming
+    `ReaderStateContext` is about a React context, and a document says `context`."""
+    out: list[str] = []
+    for word in words:
+        out.append(word)
+        parts = _IDENTIFIER_JOINS.split(word)
+        if len(parts) > 1:
+            out.extend(parts)
+    return out
 
 
 def read(normal: str) -> tuple[dict[str, int], set[str]]:
