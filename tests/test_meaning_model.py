@@ -81,7 +81,44 @@ def test_the_same_texts_give_the_same_bytes_in_any_batch(embedder: model.Embedde
     assert embedder.embed(texts).tobytes() == first.tobytes()
     alone = [embedder.embed([text])[0] for text in texts]
     for row, single in zip(first, alone, strict=True):
-        assert abs(row - single).max() < 1e-5
+        assert row.tobytes() == single.tobytes()
+
+
+@pytest.fixture(scope="module")
+def quantized(embedder: model.Embedder, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A work directory holding the packaged model's quantized form (skipped without the
+    `onnx` package the quantizer needs)."""
+    pytest.importorskip("onnx", reason="the meaning extra's onnx is not installed")
+    workdir = tmp_path_factory.mktemp("models")
+    model.load(workdir=workdir)
+    return workdir
+
+
+def test_the_packaged_model_is_quantized_once_into_the_work_directory(
+    embedder: model.Embedder, quantized: Path
+) -> None:
+    (made,) = quantized.glob("*.onnx")
+    assert made.name.endswith(f"-{model.QUANTIZED}.onnx") and made.stat().st_mode & 0o777 == 0o600
+    stamp = made.stat().st_mtime_ns
+    fast = model.load(threads=2, workdir=quantized)
+    assert made.stat().st_mtime_ns == stamp  # made once, then read
+    # another id than the float model's, so neither reads the other's vectors
+    assert fast.model_id == embedder.model_id.replace("+t", f"+{model.QUANTIZED}+t")
+    texts = ["fix the flaky login test", "rotate the signing keys", "x " * 400, ""]
+    vectors = fast.embed(texts)
+    # each text alone: the same bytes in any list, on one thread or two
+    assert vectors.tobytes() == model.load(threads=1, workdir=quantized).embed(texts).tobytes()
+    assert vectors[1].tobytes() == fast.embed(texts[1:2])[0].tobytes()
+    # close to the float model's vectors, though not equal
+    assert (vectors * embedder.embed(texts)).sum(axis=1).min() > 0.97
+
+
+def test_without_the_quantizer_the_packaged_model_runs_as_it_ships(
+    embedder: model.Embedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime.quantization", None)  # import fails
+    plain = model.load(workdir=tmp_path)
+    assert plain.model_id == embedder.model_id and not list(tmp_path.rglob("*.onnx*"))
 
 
 def test_the_packaged_model_id_names_model_and_versions(embedder: model.Embedder) -> None:

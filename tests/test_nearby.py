@@ -44,9 +44,11 @@ def test_the_model_is_loaded_once_across_builds(
     loads = []
     real = model.load
 
-    def counted(name: str | None = None, threads: int = 1) -> model.Embedder:
+    def counted(
+        name: str | None = None, threads: int = 1, workdir: Path | None = None
+    ) -> model.Embedder:
         loads.append(name)
-        return real(name, threads)
+        return real(name, threads, workdir)
 
     monkeypatch.setattr(model, "load", counted)
     kept: dict[str | None, object] = {}

@@ -16,9 +16,10 @@ from typing import Any
 from router.core.entry import Entry
 from router.core.fusion import Neighbour
 
-# Threads a model runs on: embedding a catalog from scratch on two is about 1.7 times as fast
-# as on one, and a query is a little faster too; more than two rarely help a laptop's model.
+# Texts embedded at a time, one thread each: embedding a catalog on two is about 1.8 times
+# as fast as on one; more than two would take the cores the agent and the editor need.
 EMBED_THREADS = max(1, min(2, os.cpu_count() or 1))
+MODELS = "models"  # the cache directory's folder for models made from the packaged one
 
 Nearby = Callable[[str, int], tuple[Neighbour, ...]]
 Progress = Callable[[int, int], None]
@@ -47,7 +48,7 @@ def build(
     kept = {} if models is None else models
     embedder = kept.get(model)
     if embedder is None:
-        embedder = kept[model] = model_module.load(model, threads=EMBED_THREADS)
+        embedder = kept[model] = model_module.load(model, EMBED_THREADS, cache / MODELS)
     listed = list(entries)
     near = {e.id: near_of(e) for e in listed}
     vectors = store.Vectors.open(cache, embedder.model_id)
