@@ -17,6 +17,17 @@ def test_an_entry_both_orders_hold_rises_and_ties_keep_the_words_first() -> None
     assert fusion.fused(["a", "b"], []) == ["a", "b"]
 
 
+def test_the_words_first_stays_first_when_meaning_also_holds_it() -> None:
+    # fusion alone would lift `c` (both lists hold it) above `a`
+    assert fusion.fused(["a", "b", "c"], ["c", "x", "a"]) == ["a", "c", "b", "x"]
+    # held beyond the fused neighbours, but within AGREEING: it still leads
+    far = [f"m{i}" for i in range(fusion.AGREEING - 1)] + ["a"]
+    order = fusion.fused(["a", "m0"], far)
+    assert order[0] == "a" and set(order) == {"a", *far[: fusion.FUSED]}
+    # out of meaning's AGREEING nearest: fusion decides alone
+    assert fusion.fused(["a", "m0"], [*far[:-1], "z", "a"])[0] == "m0"
+
+
 def doc(ident: str, summary: str, kind: str = "doc") -> Entry:
     path = f"docs/{ident}.md"
     return Entry(id=ident, kind=kind, path=path, file=path, title=ident, summary=summary)

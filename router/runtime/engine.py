@@ -22,8 +22,9 @@ from router.core.index import Index
 from router.filters import intent, relevance, symbols
 from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 
-# how many neighbours by meaning a route takes (the meaning extra; `fusion` fuses them)
-NEIGHBOURS = 10
+# how many neighbours by meaning a route takes (the meaning extra): `fusion` fuses the first
+# of them and reads them all for agreement with the words
+NEIGHBOURS = fusion.AGREEING
 
 
 class Engine:
@@ -82,7 +83,7 @@ class Engine:
             extra["meaning"] = {
                 "mode": ask.meaning,
                 "ready": self.nearby is not None,
-                "neighbours": [n.id for n in neighbours],
+                "neighbours": [n.id for n in neighbours[: fusion.FUSED]],
             }
         return self.document(
             answer, intent=intent.as_dict(classified) if classified else None, **extra
