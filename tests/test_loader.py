@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from router import __version__
+from router.base import paths
 from router.core import config
+from router.runtime import snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
 
@@ -89,3 +91,23 @@ def test_the_loaded_index_is_kept_out_of_the_collectors_sight(repo: Path) -> Non
         assert gc.get_freeze_count() > before + len(loaded.engine.index)
     finally:
         gc.unfreeze()
+
+
+def test_an_answer_without_a_daemon_reads_the_daemons_snapshot(repo: Path, tmp_path: Path) -> None:
+    cfg = config.load(repo / "kroute.toml")
+    places = paths.places(repo, repo / "kroute.toml", {"KROUTE_HOME": str(tmp_path)}, os.getuid())
+
+    def refused(_cfg: config.Config, _version: str) -> Engine:
+        raise AssertionError("read the whole catalog although a snapshot serves")
+
+    with pytest.raises(AssertionError):  # no snapshot yet: the catalog is read
+        loader.once(cfg, places, os.getuid(), cold=refused)
+    path = snapshot.path_of(places.state, places.key)
+    path.parent.mkdir(mode=0o700, parents=True)
+    loader.keep(loader.load(cfg, None, __version__), path)
+    engine = loader.once(cfg, places, os.getuid(), cold=refused)
+    assert len(engine.index) == len(Engine.load(cfg).index)
+    # a snapshot others could have written is never unpickled
+    os.chmod(path.parent, 0o777)
+    with pytest.raises(AssertionError):
+        loader.once(cfg, places, os.getuid(), cold=refused)

@@ -9,6 +9,7 @@ reload, a shutdown) it lends as a `Control`.
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 import urllib.parse
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from router.base import paths
 from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
 from router.core import config, harness, whynot
@@ -27,7 +29,7 @@ from router.logbook import recorder as recorder_module
 from router.logbook.recorder import Recorder
 from router.runtime import request
 from router.runtime.engine import Engine
-from router.serve import expiry, session
+from router.serve import expiry, loader, session
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +301,8 @@ def hook_in_process(
     the same endpoint the daemon serves, over an engine loaded here."""
     cfg = config.load(config_file, root) if config_file else config.bare(root)
     mode = env.get("KROUTE_MODE", "live")
-    answer = in_process(Engine.load(cfg), env).answer(
+    engine = loader.once(cfg, paths.places(root, config_file, env, os.getuid()), os.getuid())
+    answer = in_process(engine, env).answer(
         "POST", f"{HOOK_PREFIX}{name}/{event}?mode={mode}", raw, f"{name}/{event}"
     )
     return answer.document if answer.status == 200 else ""
