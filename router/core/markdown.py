@@ -2,27 +2,28 @@
 
 Made for the layouts real repositories use: adr-tools/Nygard (`# 8. Title`, `Date:`, `## Status`,
 `## Context`, `## Decision`), MADR and Docusaurus bodies after their front matter (which is the
-caller's), emoji statuses, `**Date:**` lines, a Status section at the end. Pure, and linear in
-its input: every line is looked at a bounded number of times and every pattern's repetition is
+caller's), emoji statuses, `**Date:**` lines, a Status section at the end; also whether a file
+is a template or an index page. Lines and inline markup are `markup`'s. Pure, and linear in its
+input: every line is looked at a bounded number of times and every pattern's repetition is
 bounded, so nothing backtracks without limit. Nothing here raises on any `str`.
 """
 
 from __future__ import annotations
 
 import bisect
-import html
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
+from router.core import markup
 from router.core.entry import Section
+from router.core.markup import BLANK, BLANK_LINE, FENCE, HEADING, TEXT, Line
 
 SUMMARY_CHARS = 300  # a summary is cut at the sentence end nearest this length...
 SUMMARY_MAX_CHARS = 360  # ...that does not pass this one; else at a word, with "…"
 SUMMARY_MIN_CHARS = 20  # a shorter paragraph ending ":" is a label ("Chosen option:")
 TOP_LINES = 20  # `Status:`, `Date:` and relation lines count among this many first lines
-SPAN_MAX = 1000  # the longest link text, target or tag read as one
 INDEX_MIN_LINKS = 3  # an index page links at least this many times...
 INDEX_LINK_SHARE = 0.5  # ...from at least this share of its text lines
 
@@ -43,34 +44,11 @@ CONTEXT_HEADINGS = frozenset(
 INDEX_NAMES = frozenset(("readme.md", "index.md", "_index.md", "readme.markdown", "index.mdx"))
 _ABBREVIATIONS = frozenset(("e.g", "i.e", "eg", "ie", "cf", "vs", "etc"))
 
-_BLANK, _TEXT, _HEADING, _FENCE, _CODE = range(5)
-_T = rf"[^\[\]\n]{{0,{SPAN_MAX}}}"  # a link's text, or its reference
-_P = rf"[^()\n]{{0,{SPAN_MAX}}}"  # a link's target and title
-_FENCE_OPEN = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
-_ATX = re.compile(r" {0,3}(#{1,6})(?=\s|$)")  # `\s`: some write a no-break space
 _LOOSE_H1 = re.compile(r" {0,3}#(?=\d)")  # `#25. Title` has no space, yet is a title
 _NUMBER = re.compile(r" ?(?:(?:adr?|rfc) ?[-_#]? ?)?#?\d{1,6}(?: ?[.:)\-–—]+ ?| )(?=\S)", re.I)
 _STATUS_HEADING = re.compile(r"status\b\s*(?:[:\-–—]\s*(.*))?$", re.I)
 _STATUS_LINE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]{0,2}status[*_]{0,2}[ \t]*:(.*)", re.I)
 _DATE_LINE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]{0,2}date[*_]{0,2}[ \t]*:(.*)", re.I)
-_ITEM = re.compile(r"[ \t>]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
-_QUOTE = re.compile(r"(?:>[ \t]*)+")
-_TASK = re.compile(r"\[[ xX]\][ \t]+")
-_REF_DEF = re.compile(rf"\[({_T})\]:[ \t]*(\S+)")
-_IMAGE = re.compile(rf"!\[({_T})\]\({_P}\)")
-_ALERT = re.compile(r"\[!(?:note|tip|important|warning|caution)\]", re.I)
-_HREF = rf"\(\s*<?([^()\s<>]{{0,{SPAN_MAX}}})>?(?:\s{_P})?\)"  # `(href "title")`
-_LINK = re.compile(rf"\[({_T})\](?:{_HREF}|\[({_T})\])?")  # inline, full, collapsed, shortcut
-_LINK_TEXT = re.compile(rf"\[({_T})\](?:\({_P}\)|\[{_T}\])")
-_SHORTCUT = re.compile(rf"(?<![\w\]])\[({_T})\](?![(\[:])")
-_AUTOLINK = re.compile(rf"<((?:https?|mailto|ftp):[^<>\s]{{1,{SPAN_MAX}}})>")
-_TAG = re.compile(rf"</?[A-Za-z][A-Za-z0-9-]*(?:[\s/][^<>\n]{{0,{SPAN_MAX}}})?>")
-_STARS = re.compile(r"(?<!\s)(?:\*+|~~)|(?:\*+|~~)(?!\s)")
-_UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")  # not inside snake_case
-_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-_HARD_BREAK = re.compile(r"\\(?=\s|$)")
-_TICKS = re.compile(r"`+")
-_HOLE = re.compile(r"\ue000(\d{1,9})\ue001")
 _RELATION = re.compile(
     r"\b(supersedes|superseded(?:\s+by)?|replaces|replaced\s+by|amend(?:s|ed\s+by))\b", re.I
 )
@@ -92,30 +70,20 @@ class Document:
     sections: tuple[Section, ...]  # every section with text, markup stripped
 
 
-@dataclass(frozen=True, slots=True)
-class _Line:
-    kind: int
-    text: str  # comments removed; a heading's text without its `#`s
-    level: int = 0
-
-
-_END = _Line(_BLANK, "")
-
-
 def read(body: str) -> Document:
     """Return the title, status, date, relations, summary and sections of a Markdown body (the
     text after any front matter, or a whole file without any)."""
-    lines = _scan(body)
+    lines = markup.scan(body)
     title, title_text = _title(lines)
-    heads = [i for i, line in enumerate(lines) if line.kind == _HEADING and i != title]
-    top = [i for i, line in enumerate(lines) if line.kind in (_TEXT, _HEADING)][:TOP_LINES]
+    heads = [i for i, line in enumerate(lines) if line.kind == HEADING and i != title]
+    top = [i for i, line in enumerate(lines) if line.kind in (TEXT, HEADING)][:TOP_LINES]
     status, spans = _status(lines, heads, top)
-    dates = (_DATE_LINE.match(lines[i].text) for i in top if lines[i].kind == _TEXT)
+    dates = (_DATE_LINE.match(lines[i].text) for i in top if lines[i].kind == TEXT)
     supersedes, superseded_by = _relations(lines, spans, top)
     return Document(
         title=title_text,
         status=status,
-        date=next((date for m in dates if m and (date := _inline(m[1]))), ""),
+        date=next((date for m in dates if m and (date := markup.strip(m[1]))), ""),
         supersedes=supersedes,
         superseded_by=superseded_by,
         summary=_cut(_summary(lines, title, heads, spans)),
@@ -126,7 +94,7 @@ def read(body: str) -> Document:
 def status_word(text: str) -> str:
     """Return a status text as one lower-case word: the first of STATUS_WORDS in it (emoji,
     emphasis, links and dates ignored; "in progress" is "in-progress"), else its first word."""
-    words = [word for word in _LETTERS.findall(_inline(text).lower()) if word != "status"]
+    words = [word for word in _LETTERS.findall(markup.strip(text).lower()) if word != "status"]
     for i, word in enumerate(words):
         if word == "in" and words[i + 1 : i + 2] == ["progress"]:
             return "in-progress"
@@ -138,7 +106,7 @@ def status_word(text: str) -> str:
 def title_terms(title: str) -> str:
     """Return a title without its markup or leading record number (`8.`, `0008 -`, `ADR-012:`,
     `ADR 12:`), for term indexing."""
-    text = _inline(title)
+    text = markup.strip(title)
     match = _NUMBER.match(text)
     return text[match.end() :] if match else text
 
@@ -146,7 +114,7 @@ def title_terms(title: str) -> str:
 def plain(markdown: str) -> str:
     """Return Markdown as plain text, one paragraph (heading, code block) a line: link and image
     text kept, emphasis, code ticks, tags, comments and block markers dropped."""
-    return _plain(_scan(markdown))
+    return markup.flatten(markup.scan(markdown))
 
 
 def is_template(file_name: str) -> bool:
@@ -164,78 +132,31 @@ def is_index_page(file_name: str, body: str) -> bool:
     documents (INDEX_LINK_SHARE of them, and at least INDEX_MIN_LINKS)."""
     if file_name.replace("\\", "/").rsplit("/", 1)[-1].lower() not in INDEX_NAMES:
         return False
-    texts = [text for line in _scan(body) if line.kind == _TEXT if (text := _unblock(line.text))]
-    links = sum(1 for text in texts if _LINK_TEXT.search(text))
+    texts = [
+        text
+        for line in markup.scan(body)
+        if line.kind == TEXT
+        if (text := markup.unblock(line.text))
+    ]
+    links = sum(1 for text in texts if markup.LINK_TEXT.search(text))
     return links >= INDEX_MIN_LINKS and links >= INDEX_LINK_SHARE * len(texts)
 
 
-def _scan(body: str) -> list[_Line]:
-    """Classify each line; outside code fences, drop HTML comments (which may span lines)."""
-    body = body.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-    lines: list[_Line] = []
-    fence, in_comment = "", False
-    for raw in body.split("\n"):
-        if fence:
-            closing = raw.strip()
-            closes = closing.startswith(fence) and not closing.strip(fence[0])
-            fence = "" if closes else fence
-            lines.append(_Line(_FENCE, "") if closes else _Line(_CODE, raw))
-            continue
-        line, in_comment = _uncomment(raw, in_comment)
-        opening, heading = _FENCE_OPEN.match(line), _ATX.match(line)
-        if not line.strip():
-            lines.append(_END)
-        elif opening and not (opening[1][0] == "`" and "`" in opening[2]):
-            fence = opening[1]
-            lines.append(_Line(_FENCE, opening[2].strip()))
-        elif heading:
-            lines.append(_Line(_HEADING, _strip_closing(line[heading.end() :]), len(heading[1])))
-        else:
-            lines.append(_Line(_TEXT, line))
-    return lines
-
-
-def _uncomment(line: str, in_comment: bool) -> tuple[str, bool]:
-    """Return a line without its `<!-- -->` parts, and whether a comment runs on past it."""
-    if not in_comment and "<!--" not in line:
-        return line, False
-    kept: list[str] = []
-    pos = 0
-    while True:
-        if in_comment:
-            end = line.find("-->", pos)
-            if end < 0:
-                return "".join(kept), True
-            pos = end + 3
-        start = line.find("<!--", pos)
-        kept.append(line[pos:] if start < 0 else line[pos:start])
-        if start < 0:
-            return "".join(kept), False
-        pos, in_comment = start + 4, True
-
-
-def _strip_closing(text: str) -> str:
-    """Return a heading's text without its optional closing `#` sequence."""
-    text = text.strip()
-    bare = text.rstrip("#")
-    return bare.rstrip() if bare != text and (not bare or bare[-1].isspace()) else text
-
-
-def _title(lines: Sequence[_Line]) -> tuple[int, str]:
+def _title(lines: Sequence[Line]) -> tuple[int, str]:
     """Return the title's line and text: the first `# ` heading, else a first line `#25. Title`
     or a first heading starting with a record number, else (-1, "")."""
     for i, line in enumerate(lines):
-        if line.kind == _HEADING and line.level == 1:
+        if line.kind == HEADING and line.level == 1:
             return i, line.text
-    first = next((i for i, line in enumerate(lines) if line.kind != _BLANK), -1)
-    line = lines[first] if first >= 0 else _END
-    if line.kind == _TEXT and _LOOSE_H1.match(line.text):
-        return first, _strip_closing(line.text.strip()[1:])
-    numbered = line.kind == _HEADING and _NUMBER.match(_inline(line.text))
+    first = next((i for i, line in enumerate(lines) if line.kind != BLANK), -1)
+    line = lines[first] if first >= 0 else BLANK_LINE
+    if line.kind == TEXT and _LOOSE_H1.match(line.text):
+        return first, markup.strip_closing(line.text.strip()[1:])
+    numbered = line.kind == HEADING and _NUMBER.match(markup.strip(line.text))
     return (first, line.text) if numbered else (-1, "")
 
 
-def _scope_end(lines: Sequence[_Line], heads: Sequence[int], at: int, any_level: bool) -> int:
+def _scope_end(lines: Sequence[Line], heads: Sequence[int], at: int, any_level: bool) -> int:
     """Return where heading `at`'s section ends: the next heading (any, or of its level up)."""
     for k in range(bisect.bisect_right(heads, at), len(heads)):
         if any_level or lines[heads[k]].level <= lines[at].level:
@@ -244,25 +165,25 @@ def _scope_end(lines: Sequence[_Line], heads: Sequence[int], at: int, any_level:
 
 
 def _status(
-    lines: Sequence[_Line], heads: Sequence[int], top: Sequence[int]
+    lines: Sequence[Line], heads: Sequence[int], top: Sequence[int]
 ) -> tuple[str, list[tuple[int, int]]]:
     """Return the status word (from `## Status: X`, the first line with text under a Status
     heading, else a top `Status:` line) and the spans of the Status sections, heading included."""
     found, spans = "", []
     for at in heads:
-        if match := _STATUS_HEADING.match(_inline(lines[at].text)):
+        if match := _STATUS_HEADING.match(markup.strip(lines[at].text)):
             end = _scope_end(lines, heads, at, any_level=True)
             spans.append((at, end))
-            texts = (_inline(_unblock(line.text)) for line in lines[at + 1 : end])
+            texts = (markup.strip(markup.unblock(line.text)) for line in lines[at + 1 : end])
             found = found or status_word(match[1] or next((t for t in texts if t), ""))
     for i in top:
-        if not found and lines[i].kind == _TEXT and (match := _STATUS_LINE.match(lines[i].text)):
+        if not found and lines[i].kind == TEXT and (match := _STATUS_LINE.match(lines[i].text)):
             found = status_word(match[1])
     return found, spans
 
 
 def _relations(
-    lines: Sequence[_Line], spans: Sequence[tuple[int, int]], top: Sequence[int]
+    lines: Sequence[Line], spans: Sequence[tuple[int, int]], top: Sequence[int]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Return the link targets that follow "Supersedes"/"Replaces" and "Superseded by"/
     "Replaced by" in the Status sections and the top lines ("Amended by" and "Amends" end
@@ -270,13 +191,13 @@ def _relations(
     `x.md`; a "Superseded by" that ends its line takes the next line's links."""
     refs: dict[str, str] = {}
     for line in lines:
-        if line.kind == _TEXT and (match := _REF_DEF.match(line.text.strip())):
+        if line.kind == TEXT and (match := markup.REF_DEF.match(line.text.strip())):
             refs.setdefault(_label(match[1]), match[2].strip("<>"))
     in_status = {i for start, end in spans for i in range(start, end)}
     found: dict[str, dict[str, None]] = {"of": {}, "by": {}}
     carry = ""
     for i in sorted(in_status.union(top)):
-        text = lines[i].text if lines[i].kind in (_TEXT, _HEADING) else ""
+        text = lines[i].text if lines[i].kind in (TEXT, HEADING) else ""
         lower = text.lower()  # each match holds one (`re.I` takes their letters only as ASCII)
         hinted = "uper" in lower or "plac" in lower or "mend" in lower
         keys = [
@@ -285,7 +206,7 @@ def _relations(
             if (key := " ".join(m[1].lower().split())) != "superseded" or i in in_status
         ]
         links = ((m.end(), m[2] if m[2] is not None else refs.get(_label(m[3] or m[1]), ""))
-                 for m in _LINK.finditer(text))  # fmt: skip
+                 for m in markup.LINK.finditer(text))  # fmt: skip
         targets = [(end, href) for end, href in links if href]
         if keys and i in in_status and not any(end > keys[-1][0] for end, _ in targets):
             words = ((m.end(), m[0].strip(".,;:()[]*_`'\"")) for m in _WORDS.finditer(text))
@@ -309,7 +230,7 @@ def _label(text: str) -> str:
 
 
 def _summary(
-    lines: Sequence[_Line], title: int, heads: Sequence[int], spans: Sequence[tuple[int, int]]
+    lines: Sequence[Line], title: int, heads: Sequence[int], spans: Sequence[tuple[int, int]]
 ) -> str:
     """Return the first paragraph of the Decision section, else of the Context section, else
     of the body after the title (Status section, status and date lines aside), else before it."""
@@ -327,24 +248,24 @@ def _summary(
 
 
 def _blocks(
-    lines: Sequence[_Line], indices: Iterable[int], skip_meta: bool = False
+    lines: Sequence[Line], indices: Iterable[int], skip_meta: bool = False
 ) -> Iterator[tuple[str, bool]]:
     """Yield the paragraphs among `indices` as (plain text, whether a list), with ("", False)
     for a table, code block, image or heading between them."""
     paragraph: list[str] = []
     last = -2
     for i in chain(indices, [-1]):
-        line = lines[i] if i >= 0 else _END
+        line = lines[i] if i >= 0 else BLANK_LINE
         meta = skip_meta and (_STATUS_LINE.match(line.text) or _DATE_LINE.match(line.text))
-        text = line.kind == _TEXT and not meta
+        text = line.kind == TEXT and not meta
         if text and paragraph and i == last + 1:
             paragraph.append(line.text)
         elif paragraph:
-            yield _paragraph_text(paragraph), bool(_ITEM.match(paragraph[0]))
+            yield _paragraph_text(paragraph), bool(markup.ITEM.match(paragraph[0]))
             paragraph = []
-        if text and not paragraph and _unblock(line.text):
+        if text and not paragraph and markup.unblock(line.text):
             paragraph.append(line.text)
-        elif line.kind in (_FENCE, _HEADING):
+        elif line.kind in (FENCE, HEADING):
             yield "", False
         last = i
 
@@ -376,13 +297,13 @@ def _paragraph_text(raw_lines: Sequence[str]) -> str:
     pieces: list[str] = []
     in_list = False
     for raw in raw_lines:
-        item = bool(_ITEM.match(raw))
-        if (text := _IMAGE.sub("", _unblock(raw))).strip():
+        item = bool(markup.ITEM.match(raw))
+        if (text := markup.IMAGE.sub("", markup.unblock(raw))).strip():
             if pieces and item and not _ends_with(pieces[-1], ".!?:;,"):
                 pieces[-1] += ";" if in_list else ":"
             pieces.append(text)
             in_list = in_list or item
-    return _inline(" ".join(pieces))
+    return markup.strip(" ".join(pieces))
 
 
 def _ends_with(text: str, marks: str) -> bool:
@@ -413,90 +334,15 @@ def _cut(text: str) -> str:
     return text[: cut if cut > 0 else SUMMARY_MAX_CHARS].rstrip(" ,;:-–—") + "…"
 
 
-def _sections(lines: Sequence[_Line], title: int) -> tuple[Section, ...]:
+def _sections(lines: Sequence[Line], title: int) -> tuple[Section, ...]:
     """Return a Section with text per heading but the title, after one ("") for the text
     before the first heading."""
-    chunks: list[tuple[str, list[_Line]]] = [("", [])]
+    chunks: list[tuple[str, list[Line]]] = [("", [])]
     for i, line in enumerate(lines):
-        if line.kind == _HEADING and i != title:
+        if line.kind == HEADING and i != title:
             chunks.append((line.text, []))
         elif i != title:
             chunks[-1][1].append(line)
-    return tuple(Section(heading, text) for heading, body in chunks if (text := _plain(body)))
-
-
-def _plain(lines: Sequence[_Line]) -> str:
-    """Return the plain text of some lines, one paragraph (heading, code block) a line."""
-    out: list[str] = []
-    text_run: list[str] = []
-    code_run: list[str] = []
-    for line in [*lines, _END]:
-        text = _unblock(line.text) if line.kind == _TEXT else ""
-        code = line.text if line.kind == _CODE and line.text.strip() else ""
-        if text_run and not text:
-            out.append(_inline(" ".join(text_run)))
-            text_run = []
-        if code_run and not code:
-            out.append(" ".join(" ".join(code_run).split()))
-            code_run = []
-        if text or code:
-            (text_run if text else code_run).append(text or code)
-        elif line.kind == _HEADING:
-            out.append(_inline(line.text))
-    return "\n".join(part for part in out if part)
-
-
-def _unblock(line: str) -> str:
-    """Return a line without its block markers (quote, list item, task box, admonition); ""
-    for a reference definition, a table delimiter row or a thematic break."""
-    text = line.strip()
-    text = text[match.end() :] if (match := _QUOTE.match(text)) else text
-    if _REF_DEF.match(text) or ("|" in text and "-" in text and set(text) <= set("|-: \t")):
-        return ""
-    if len(text) >= 3 and text[0] in "-*_" and len(set(text.replace(" ", ""))) == 1:
-        return ""
-    text = text[match.end() :] if (match := _ITEM.match(text)) else text
-    text = text[match.end() :] if (match := _TASK.match(text)) else text
-    return (text.lstrip(":").partition(" ")[2] if text.startswith(":::") else text).strip()
-
-
-def _inline(text: str) -> str:
-    """Return inline Markdown as plain text, whitespace collapsed, code spans kept as written
-    (a pattern runs only on text holding a character all its matches hold)."""
-    codes: list[str] = []
-    text = text.replace("\ue000", "").replace("\ue001", "")
-    text = _hide_code(text, codes) if "`" in text else text
-    text = _ESCAPE.sub(lambda m: _hole(codes, m[1]), text) if "\\" in text else text
-    text = _ALERT.sub("", _IMAGE.sub(r"\1", text)) if "[" in text else text
-    text = _HARD_BREAK.sub("", text) if "\\" in text else text
-    text = _SHORTCUT.sub(r"\1", _LINK_TEXT.sub(r"\1", text)) if "[" in text else text
-    text = _TAG.sub(" ", _AUTOLINK.sub(r"\1", text)) if "<" in text else text
-    text = _STARS.sub("", text) if "*" in text or "~" in text else text
-    text = _UNDERSCORES.sub("", text) if "_" in text else text
-    text = html.unescape(text.replace("|", " "))
-    if codes:  # a hole forged through an entity gets nothing, or some span's text
-        text = _HOLE.sub(lambda m: codes[int(m[1])] if int(m[1]) < len(codes) else "", text)
-    return " ".join(text.split())
-
-
-def _hide_code(text: str, codes: list[str]) -> str:
-    """Return `text` with each code span made a hole (its text in `codes`), stray ticks gone."""
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text)]
-    closer, seen = [-1] * len(runs), dict[int, int]()  # the next run as long, if any
-    for k in range(len(runs) - 1, -1, -1):
-        length = runs[k][1] - runs[k][0]
-        closer[k], seen[length] = seen.get(length, -1), k
-    kept: list[str] = []
-    pos = k = 0
-    while k < len(runs):
-        if (close := closer[k]) >= 0:
-            kept += [text[pos : runs[k][0]], _hole(codes, text[runs[k][1] : runs[close][0]])]
-            pos, k = runs[close][1], close
-        k += 1
-    return ("".join(kept) + text[pos:]).replace("`", "")  # a hole holds no tick
-
-
-def _hole(codes: list[str], value: str) -> str:
-    """Return a numbered hole for `value`, kept in `codes` until `_inline` puts it back."""
-    codes.append(value)
-    return f"\ue000{len(codes) - 1}\ue001"
+    return tuple(
+        Section(heading, text) for heading, body in chunks if (text := markup.flatten(body))
+    )
