@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from router.core.entry import Entry, Section, from_front_matter
+from router.core.entry import Entry, Section
 from router.core.limit import (
     MAX_BODY_CHARS,
     MAX_GOVERNS,
@@ -13,6 +13,7 @@ from router.core.limit import (
     MAX_TEXT_CHARS,
     capped,
 )
+from router.core.schema import from_front_matter
 
 
 def md(meta: Mapping[str, object], path: str = "docs/x.md", shelf: str | None = None) -> Entry:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from router.core import diagnostic, document, entry, limit, pattern, trigger, walk
+from router.core import diagnostic, document, entry, limit, pattern, schema, trigger, walk
 from router.core.config import Config
 from router.core.diagnostic import ERROR, WARNING, Diagnostic, FileResult, result
 from router.core.entry import Entry
@@ -363,8 +363,8 @@ def _read_json(config: Config, relpath: str, raw: bytes) -> FileResult:
             diagnostics.append(Diagnostic(relpath, f"annexes[{place}] is not an object"))
             continue
         try:
-            item = entry.from_annex(row, relpath, place)
-        except entry.FieldError as error:
+            item = schema.from_annex(row, relpath, place)
+        except schema.FieldError as error:
             diagnostics.append(Diagnostic(relpath, f"annexes[{place}]: {error}; row skipped"))
             continue
         entries.append(item)

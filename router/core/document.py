@@ -11,7 +11,7 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import replace
 
-from router.core import entry, frontmatter, markdown
+from router.core import entry, frontmatter, markdown, schema
 from router.core.config import Config
 from router.core.diagnostic import INFO, WARNING, Diagnostic, FileResult, result
 from router.core.diagnostic import only as _only
@@ -43,8 +43,8 @@ def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
         return result(relpath, (_plain(relpath, doc, shelf),))
     meta = dict(parsed.meta)
     try:
-        item = entry.from_front_matter(_status_as_text(meta), relpath, fmt, shelf)
-    except entry.FieldError as error:
+        item = schema.from_front_matter(_status_as_text(meta), relpath, fmt, shelf)
+    except schema.FieldError as error:
         return _only(relpath, f"{error}; the file gives no entry until it is fixed")
     item = _with_body(item, doc)
     notes = [

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from router.base.errors import EvalError
-from router.core import catalog, config, diagnostic, entry
+from router.core import catalog, config, diagnostic, schema
 from router.core.catalog import Catalog
 from router.core.diagnostic import Diagnostic
 from router.filters import intent
@@ -136,9 +136,9 @@ def inline_catalog(document: Mapping[str, Any], name: str) -> Catalog:
     for place, row in enumerate(document["annexes"], start=1):
         try:
             if not isinstance(row, dict):
-                raise entry.FieldError(f"annexes[{place}] is not an object")
-            entries.append(entry.from_annex(row, name, place))
-        except entry.FieldError as error:
+                raise schema.FieldError(f"annexes[{place}] is not an object")
+            entries.append(schema.from_annex(row, name, place))
+        except schema.FieldError as error:
             problems.append(Diagnostic(name, str(error)))
     result = diagnostic.result(name, entries, problems)
     if result.broken and not entries:
