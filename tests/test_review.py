@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from router.core import config
-from router.logbook import report, review, shadow
+from router.logbook import logfile, report, review, shadow
 from router.runtime import request
 from router.runtime.engine import Engine
 
@@ -244,7 +244,7 @@ def test_replay_against_the_real_engine_finds_the_route_an_edit_changed(
             "order": engine.config.order,
             "paths": [],
         }
-        shadow.append(
+        logfile.append(
             log,
             shadow.record(
                 at="2025-03-01T10:00:00Z",
@@ -329,7 +329,7 @@ def test_latency_buckets_are_log_spaced() -> None:
 
 
 def test_the_shadow_modules_print_nothing_and_read_no_clock() -> None:
-    for name in ("shadow.py", "review.py", "report.py"):
+    for name in ("shadow.py", "logfile.py", "review.py", "report.py"):
         source = (REPO / "router" / "logbook" / name).read_text()
         for banned in ("print(", "import click", "os.environ", "time.time", "datetime.now"):
             assert banned not in source, (name, banned)

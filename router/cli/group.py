@@ -44,7 +44,7 @@ _DAEMON = "router.cli.daemon_commands"
 COMMANDS: dict[str, Command] = {
     "check": Command(_CATALOG, "Check the catalog: every diagnostic, and entries by kind."),
     "eval": Command(
-        _CATALOG,
+        "router.cli.eval_commands",
         "Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score "
         "a judged set (--judged) or a labelled intent set (--intent).",
     ),

@@ -19,7 +19,7 @@ from router.cli.group import (
     main,
     resolve_config,
 )
-from router.logbook import review, shadow
+from router.logbook import logfile, review, shadow
 from router.runtime.engine import Engine
 from router.serve import service
 
@@ -90,7 +90,7 @@ def shadow_stats(
     stats = review.stats(_records(catalog_dir, config_file, since))
     full = {
         day: count
-        for day, count in shadow.dropped(_log_dir(catalog_dir, config_file)).items()
+        for day, count in logfile.dropped(_log_dir(catalog_dir, config_file)).items()
         if since is None or day >= since[:10]
     }
     stats["dropped"] = full
@@ -98,7 +98,7 @@ def shadow_stats(
         emit_json(stats)
         return
     click.echo(review.stats_text(stats))
-    cap = shadow.MAX_DAY_BYTES // (1024 * 1024)
+    cap = logfile.MAX_DAY_BYTES // (1024 * 1024)
     for day, count in full.items():
         click.echo(f"dropped {count} line(s) on {day}: that day's log reached its {cap} MiB cap")
 

@@ -16,7 +16,7 @@ from typing import Any
 from router.base import paths
 from router.base.errors import KrouteError
 from router.core.harness import Plan
-from router.logbook import shadow
+from router.logbook import logfile, shadow
 from router.runtime.engine import Engine
 
 
@@ -94,7 +94,7 @@ class Recorder:
                 if engine.config.shadow_redact:
                     record = shadow.redacted(record)
                 day = at.date().isoformat()
-                if not shadow.append(shadow.log_path(self.state, self.repo_id, day), record):
+                if not logfile.append(shadow.log_path(self.state, self.repo_id, day), record):
                     self.losses.dropped += 1
             except (KrouteError, OSError) as error:
                 self.losses.unwritten += 1

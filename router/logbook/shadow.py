@@ -1,16 +1,15 @@
 """The shadow-mode log (DESIGN 12): one JSON line per route emitted, read back for review.
 
-Services layer: it reads and writes log files but never the clock or the environment
-(callers pass `at`, paths and versions) and never prints (the CLI prints the text forms in
-`router.logbook.report`). Lines are appended whole under a lock; readers skip a torn or garbled line
-and count it; lines of older schemas are upgraded as they are read, never rewritten.
+Services layer: it builds the records, names the log files and reads them, but never the
+clock or the environment (callers pass `at`, paths and versions) and never prints (the CLI
+prints the text forms in `router.logbook.report`). Lines are appended whole under a lock by
+`router.logbook.logfile`; readers skip a torn or garbled line and count it; lines of older
+schemas are upgraded as they are read, never rewritten.
 """
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
-import os
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -28,14 +27,7 @@ SCHEMA_V1 = "kroute.shadow/1"  # `version`, `fingerprint`; no `skip`, no `intent
 SKIPPED = "skipped"  # the status of a record whose hook did not route
 POINTER_FIELDS = ("id", "path", "kind", "purpose", "evidence")
 PERCENTILES = (50, 90, 99)
-DIR_MODE = 0o700
-FILE_MODE = 0o600  # the log holds the user's prompts
 LOG_SUFFIX = ".jsonl"
-# One day's log stops growing at this size (about 20,000 routes with their texts): a runaway
-# client cannot fill the disk. Lines past it are dropped, counted beside the log
-# (`<day>.dropped`), and reported by `kroute shadow stats`.
-MAX_DAY_BYTES = 64 * 1024 * 1024
-DROPPED_SUFFIX = ".dropped"
 DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}")
 RATE_DIGITS = 4
 
@@ -185,82 +177,6 @@ def log_path(state_dir: Path, repo_id: str, day: str) -> Path:
 def day_of(at: str) -> str:
     """Return the `YYYY-MM-DD` day of an ISO timestamp (the file it is logged in)."""
     return at[:10]
-
-
-def append(path: Path, record: Mapping[str, Any], limit: int = MAX_DAY_BYTES) -> bool:
-    """Append `record` to `path` as one line (sorted keys): a single write on an O_APPEND
-    descriptor held under an exclusive flock, so concurrent writers never interleave.
-    Missing parent directories are created 0700 and a new file 0600. Returns False when the
-    file already holds `limit` bytes: the line is dropped and counted (`dropped`) instead.
-
-    Raises ShadowError when the record cannot be serialized or the log cannot be written."""
-    try:
-        line = orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
-    except orjson.JSONEncodeError as exc:
-        raise ShadowError(f"a shadow record cannot be written as JSON: {exc}", "") from exc
-    try:
-        _private_parents(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
-    except OSError as exc:
-        raise _unwritable(path, exc) from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        # A writer killed mid-line left no newline: start afresh so only its line is lost
-        # (read-write open only for this one-byte look back).
-        size = os.fstat(fd).st_size
-        if size + len(line) > limit:
-            _count_dropped(path)
-            return False
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            line = b"\n" + line
-        done = os.write(fd, line)
-        while done < len(line):  # a short write (full disk, signal): finish under the lock
-            done += os.write(fd, line[done:])
-    except OSError as exc:
-        raise _unwritable(path, exc) from exc
-    finally:
-        os.close(fd)  # closing releases the lock
-    return True
-
-
-def _count_dropped(path: Path) -> None:
-    """Add one to the count of lines dropped from a full day's log (called under its lock)."""
-    counter = path.with_suffix(DROPPED_SUFFIX)
-    try:
-        count = int(counter.read_text(encoding="ascii") or 0)
-    except (OSError, ValueError):
-        count = 0
-    counter.write_text(str(count + 1), encoding="ascii")
-    os.chmod(counter, FILE_MODE)
-
-
-def dropped(directory: Path) -> dict[str, int]:
-    """Return, per day, how many lines were dropped because that day's log was full."""
-    out = {}
-    for counter in sorted(directory.glob(f"*{DROPPED_SUFFIX}")):
-        try:
-            out[counter.stem] = int(counter.read_text(encoding="ascii") or 0)
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def _private_parents(directory: Path) -> None:
-    """Create `directory` and its missing ancestors 0700 (existing ones are left alone)."""
-    missing = []
-    while not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    for path in reversed(missing):
-        path.mkdir(mode=DIR_MODE, exist_ok=True)
-        os.chmod(path, DIR_MODE)  # mkdir's mode is cut by the umask
-
-
-def _unwritable(path: Path, exc: OSError) -> ShadowError:
-    return ShadowError(
-        f"cannot append to the shadow log {path}: {exc.strerror or exc}",
-        'Check that KROUTE_HOME is writable, or set shadow.mode = "off"',
-    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,121 @@
+"""`kroute eval`: the annex router's fixture cases, a judged set, or a labelled intent set."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from router.base.errors import EvalError
+from router.cli.catalog_commands import neighbours_of
+from router.cli.group import (
+    catalog_option,
+    config_option,
+    emit_json,
+    json_option,
+    main,
+    resolve_config,
+)
+from router.core.fusion import Neighbour
+from router.runtime import evaluate, nearby
+from router.runtime import judged as judged_set
+from router.runtime.engine import Engine
+
+
+@main.command(name="eval")
+@click.argument("directory", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--judged",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A JSONL set of {task, relevant: [ids]}: hit@1, hit@budget, MRR, silence rate.",
+)
+@click.option(
+    "--intent",
+    "intent_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A JSONL set of {text, strategy, skip}: intent accuracy and confusions.",
+)
+@click.option("--budget", type=click.IntRange(min=1), help="Budget for --judged (default: config).")
+@click.option(
+    "--baseline",
+    "baselines",
+    multiple=True,
+    type=click.Choice(judged_set.BASELINES),
+    help="Also rank the judged set with a plain baseline over the same entries.",
+)
+@click.option(
+    "--meaning",
+    "with_meaning",
+    is_flag=True,
+    help="Also run each order with neighbours by meaning fused in, and the model alone.",
+)
+@catalog_option
+@config_option
+@json_option
+def eval_command(
+    directory: Path | None,
+    judged: Path | None,
+    intent_file: Path | None,
+    budget: int | None,
+    baselines: tuple[str, ...],
+    with_meaning: bool,
+    catalog_dir: Path | None,
+    config_file: Path | None,
+    as_json: bool,
+) -> None:
+    """Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score a judged
+    set (--judged) or a labelled intent set (--intent)."""
+    if sum(x is not None for x in (directory, judged, intent_file)) != 1:
+        raise click.UsageError("give one of: a case DIRECTORY, --judged FILE, --intent FILE")
+    if judged is not None:
+        engines: dict[str | None, Engine] = {}
+
+        def load(repo: str | None) -> Engine:
+            # A task naming a `repo` is routed over that folder of the catalog, alone.
+            if repo not in engines:
+                where = catalog_dir
+                if repo:
+                    where = (catalog_dir or Path.cwd()) / repo
+                    if not where.is_dir():
+                        raise EvalError(
+                            f"the judged set names repo {repo!r}, and {where} is not a directory",
+                            "Point --catalog at the folder holding the repositories",
+                        )
+                engines[repo] = Engine.load(resolve_config(where, config_file))
+            return engines[repo]
+
+        near: dict[str | None, nearby.Nearby] = {}
+
+        def neighbours(repo: str | None, task: str, k: int) -> tuple[Neighbour, ...]:
+            if repo not in near:
+                near[repo] = neighbours_of(load(repo))
+            return near[repo](task, k)
+
+        tasks = judged_set.read(judged)
+        report = judged_set.run(
+            load, tasks, budget, baselines, neighbours if with_meaning else None
+        )
+        emit_json(report) if as_json else click.echo(judged_set.text(report))
+        return
+    if intent_file is not None:
+        report = evaluate.intent_report(intent_file)
+        emit_json(report) if as_json else click.echo(evaluate.intent_text(report))
+        return
+    assert directory is not None
+    if not directory.is_dir():
+        raise click.BadParameter(f"{directory} is not a directory", param_hint="DIRECTORY")
+    report = evaluate.cases(directory, lambda d: Engine.load(resolve_config(d, None)))
+    if as_json:
+        emit_json(report)
+    else:
+        for case in report["cases"]:
+            mark = "pass" if case["passed"] else "FAIL"
+            click.echo(f"{mark}  {case['case_id']}")
+            for failure in case["failures"]:
+                click.echo(f"      {failure}")
+        click.echo(
+            f"{report['status']}: {report['passed_case_count']} of {report['case_count']} passed"
+        )
+    if report["status"] != "pass":
+        sys.exit(1)
