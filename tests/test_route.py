@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from router.base.errors import RequestError
-from router.core import config, cutoff, harness, rank, route
+from router.core import config, harness, rank, route
 from router.core.entry import Entry, Routing
 from router.core.index import Index
 from router.core.taxonomy import Purpose, Taxonomy
@@ -492,15 +492,6 @@ def test_a_route_stopped_part_way_is_silent_deadline_with_the_terms_it_read() ->
     stop = Countdown(10**6)
     never = route.assemble(Index(ROTATION), Taxonomy(), route.Request(task="secret rotation"), stop)
     assert never == whole and stop.asked > 3
-
-
-def test_the_deadline_is_asked_before_each_trigger() -> None:
-    triggered = [doc(f"t{i}", summary=f"skill {i}", keywords=(f"phrase {i}",)) for i in range(5)]
-    stop = Countdown(10**6)
-    route.triggered(Index(triggered), "phrase 3 here", stop)
-    assert stop.asked == 5
-    with pytest.raises(cutoff.Abandoned):
-        route.triggered(Index(triggered), "phrase 3 here", Countdown(2))
 
 
 def test_a_long_task_names_only_its_most_specific_terms() -> None:

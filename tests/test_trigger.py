@@ -8,6 +8,9 @@ from typing import Any
 
 import pytest
 
+from router.core import cutoff
+from router.core.entry import Entry
+from router.core.index import Index
 from router.core.regex import MAX_MATCH_CHARS, MIN_MATCH_CHARS, match_window
 from router.core.text import normalize
 from router.core.trigger import (
@@ -17,6 +20,7 @@ from router.core.trigger import (
     WARNING,
     Problem,
     Rule,
+    fired,
     intent_matches,
     is_rules_file,
     keyword_matches,
@@ -454,3 +458,31 @@ def test_rules_and_problems_are_frozen() -> None:
     with pytest.raises(AttributeError):
         r.name = "y"  # type: ignore[misc]
     assert not hasattr(r, "__dict__")
+
+
+class Countdown:
+    """A stop that says go on `left` times, then stop (and counts how often it was asked)."""
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+        self.asked = 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        self.left -= 1
+        return self.left < 0
+
+
+def test_fired_names_each_entrys_triggers_and_asks_the_deadline_before_each() -> None:
+    entries = [
+        Entry(id=f"t{i}", kind="skill", path=f"s/{i}.md", file="s.json", keywords=(f"phrase {i}",))
+        for i in range(5)
+    ]
+    index = Index(entries)
+    stop = Countdown(10**6)
+    assert fired(index.with_triggers(), "the Phrase 3 here", stop) == {
+        index.slot_of("t3"): [("keyword phrase", "phrase 3")]
+    }
+    assert stop.asked == 5
+    with pytest.raises(cutoff.Abandoned):
+        fired(index.with_triggers(), "phrase 3 here", Countdown(2))

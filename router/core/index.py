@@ -248,6 +248,10 @@ class Index:
         """Return the indexed entry in `slot`."""
         return self._slots[slot]
 
+    def with_triggers(self) -> list[tuple[int, Entry]]:
+        """Return (slot, entry) of the entries carrying skill triggers, in slot order."""
+        return [(slot, self._slots[slot].entry) for slot in sorted(self.triggered)]
+
     def slot_of(self, entry_id: str) -> int:
         """Return the slot of the entry with this id. Raises KeyError."""
         return self._by_id[entry_id]

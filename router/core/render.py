@@ -8,7 +8,8 @@ from typing import Any
 
 from router.core import score, text
 from router.core.entry import Entry
-from router.core.route import SILENCE, Pointer, Route
+from router.core.pointer import Pointer
+from router.core.route import SILENCE, Route
 from router.core.text import flat
 
 SCHEMA = "kroute.route/1"

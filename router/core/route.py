@@ -8,10 +8,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from router.base.errors import RequestError
-from router.core import anchor, cutoff, fusion, purpose, rank, silence, text, trigger, weight
+from router.core import (
+    anchor,
+    cutoff,
+    fusion,
+    pointer,
+    purpose,
+    rank,
+    silence,
+    text,
+    trigger,
+    weight,
+)
 from router.core.config import DEFAULT_ORDER
 from router.core.entry import Entry
 from router.core.index import Index
+from router.core.pointer import Candidate, Pointer
 from router.core.taxonomy import Taxonomy
 from router.filters import relevance
 
@@ -58,25 +70,6 @@ class Request:
             "kind": self.kind,
             "purpose": self.purpose,
         }
-
-
-@dataclass(frozen=True, slots=True)
-class Pointer:
-    """One entry offered in a route, with what reached it."""
-
-    entry: Entry
-    purpose: str
-    evidence: dict[str, object]
-    superseded_by: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """An entry some task term reaches, with its score (used for order, never shown)."""
-
-    total: float
-    entry: Entry
-    slot: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +142,9 @@ def _assemble(
     words = [*request.task.split(), *request.paths]
     anchors, anchored, governed = anchor.named(index, words, request.root, stop)
     base = replace(base, anchors=anchors)
-    fired = triggered(index, request.task, stop)  # a pattern may fire on function words alone
+    fired = trigger.fired(
+        index.with_triggers(), request.task, stop
+    )  # a pattern may fire on function words alone
     if not weighted and not anchors and not fired:
         return replace(base, silence="no_terms")
     admitted = admission(taxonomy, request)
@@ -278,9 +273,9 @@ def _offer(
     ]
     rank_of = {c.entry.id: place for place, c in enumerate(ranking.candidates, start=1)}
     ranked_block = [
-        _meaning_pointer(taxonomy, c, ranking.by_meaning[c.slot], index.size)
+        pointer.by_meaning(taxonomy, c, ranking.by_meaning[c.slot], index.size)
         if c.slot in ranking.by_meaning
-        else _ranked_pointer(
+        else pointer.ranked(
             taxonomy,
             c,
             rank.reach(index, c.slot, ranking.scoring),
@@ -291,7 +286,9 @@ def _offer(
         for c in order
     ]
     follow = request.strategy == "multi-hop"
-    pointers = _succession(index, anchor_block, follow) + _succession(index, ranked_block, follow)
+    pointers = pointer.succession(index, anchor_block, follow) + pointer.succession(
+        index, ranked_block, follow
+    )
     withheld = max(0, ranking.reached - len(taken) - len(worded - taken))
     return tuple(pointers), withheld
 
@@ -349,25 +346,6 @@ def _ranked(
     return out, len(out) if keep is None else scored
 
 
-def triggered(
-    index: Index, task: str, stop: cutoff.Stop | None = None
-) -> dict[int, list[tuple[str, str]]]:
-    """Return slot -> (field, trigger) of the skill-rules.json keywords (as phrases) and
-    intent patterns that fire on the task. Patterns are compiled timeout-safe (`trigger`):
-    one that cannot be is never run. Raises cutoff.Abandoned when `stop`, asked before each
-    entry's triggers are tried, says to stop."""
-    normal = text.normalize(task)
-    out: dict[int, list[tuple[str, str]]] = {}
-    for slot in sorted(index.triggered):
-        cutoff.check(stop)
-        e = index.slot(slot).entry
-        hits = [("keyword phrase", k) for k in trigger.keyword_matches(e, normal)]
-        hits += [("intent pattern", p) for p in trigger.intent_matches(e, task)]
-        if hits:
-            out[slot] = hits
-    return out
-
-
 def _focused(
     index: Index, request: Request, anchored: list[Entry], ranking: _Ranking
 ) -> tuple[list[Entry], _Ranking, int]:
@@ -390,46 +368,6 @@ def _focused(
     kept = tuple(c for c in ranking.candidates if kept_by_focus(c.entry))
     dropped = len(ranking.candidates) - len(kept)
     return anchored, replace(ranking, candidates=kept, reached=len(kept)), dropped
-
-
-def _ranked_pointer(
-    taxonomy: Taxonomy,
-    c: Candidate,
-    reached: rank.Reach,
-    place: tuple[int, int],
-    governed: dict[str, list[str]],
-    fired: dict[int, list[tuple[str, str]]],
-) -> Pointer:
-    """Return the pointer of a ranked candidate, its evidence saying what reached it (triggers
-    first, then each field's words) and its `place` (rank, of how many reached)."""
-    groups: dict[str, list[str]] = {}
-    for name, hit in fired.get(c.slot, ()):
-        groups.setdefault(name, []).append(hit)
-    fields = [{"field": name, "terms": hits} for name, hits in groups.items()]
-    fields += [{"field": label, "terms": list(ws)} for label, ws in reached.fields]
-    evidence: dict[str, object] = {
-        "by": "terms",
-        "terms": list(reached.words),
-        "field": fields[0]["field"] if fields else "",
-        "fields": fields,
-        "notes": list(reached.notes),
-        "rank": place[0],
-        "of": place[1],
-    }
-    if c.entry.id in governed:
-        evidence["anchors"] = governed[c.entry.id]
-    return Pointer(c.entry, taxonomy.purpose_of(c.entry.kind), evidence)
-
-
-def _meaning_pointer(
-    taxonomy: Taxonomy, c: Candidate, found: tuple[fusion.Neighbour, int], of: int
-) -> Pointer:
-    """Return the pointer of a candidate only meaning reached: its evidence names the part
-    of the entry the model read and its place in meaning's order of the whole catalog (no
-    similarity value: it is not a probability)."""
-    neighbour, place = found
-    evidence: dict[str, object] = {"by": "meaning", "near": neighbour.near, "rank": place, "of": of}
-    return Pointer(c.entry, taxonomy.purpose_of(c.entry.kind), evidence)
 
 
 def _about(focus: relevance.Focus, e: Entry, threshold: float) -> bool:
@@ -469,32 +407,3 @@ def admission(taxonomy: Taxonomy, request: Request) -> Callable[[Entry], bool]:
         return purpose is None or taxonomy.purpose_of(e.kind) == purpose
 
     return admitted
-
-
-def _succession(index: Index, block: list[Pointer], follow: bool) -> list[Pointer]:
-    """Return a block with successors moved in front of what they supersede, superseded
-    pointers naming their successor, and (with `follow`) the entry in force offered instead."""
-    out: list[Pointer] = []
-    for pointer in block:
-        successor = index.successor(pointer.entry.id)
-        if follow and successor is not None:
-            current, seen = successor, {pointer.entry.id}
-            while (nxt := index.successor(current)) is not None and nxt not in seen:
-                seen.add(current)
-                current = nxt
-            in_force = index.get(current)
-            if in_force is not None and all(p.entry.id != current for p in out):
-                evidence: dict[str, object] = {"by": "succession", "from": pointer.entry.id}
-                out.append(Pointer(in_force, pointer.purpose, evidence))
-                continue
-        out.append(Pointer(pointer.entry, pointer.purpose, pointer.evidence, successor))
-    moved: set[str] = set()  # each pointer moves once, so a succession cycle cannot spin
-    late = 1
-    while late < len(out):
-        successor_id = out[late].entry.id
-        olds = [i for i in range(late) if out[i].superseded_by == successor_id]
-        if olds and successor_id not in moved:
-            moved.add(successor_id)
-            out.insert(olds[0], out.pop(late))
-        late += 1
-    return out

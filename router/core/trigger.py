@@ -10,16 +10,17 @@ Other members (`version`, `type`, `blockMessage`, `skipConditions`, `contentPatt
 `createOnly`, ...) are ignored. Pure: `parse` reads an already decoded JSON document.
 
 Intent patterns are regexes written by a repository's authors and run on every task, so a
-rule keeps, and `intent_matches` runs, only those that pass `regex`'s safety check.
+rule keeps, and `intent_matches` runs, only those that pass `regex`'s safety check. `fired`
+tries every entry's triggers on a task.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from router.core import regex
+from router.core import cutoff, regex
 from router.core.text import holds_phrase, normalize
 
 RULES_FILE_NAME = "skill-rules.json"
@@ -244,3 +245,22 @@ def _kind(value: object) -> str:
 
 
 _KINDS = {str: "a string", int: "a number", float: "a number", list: "a list", dict: "an object"}
+
+
+def fired(
+    carriers: Iterable[tuple[int, Triggers]], task: str, stop: cutoff.Stop | None = None
+) -> dict[int, list[tuple[str, str]]]:
+    """Return slot -> (field, trigger) of the skill-rules.json keywords (as phrases) and
+    intent patterns that fire on the task, of each (slot, entry) carrying triggers
+    (`Index.with_triggers`). Patterns are compiled timeout-safe (`regex`): one that cannot
+    be is never run. Raises cutoff.Abandoned when `stop`, asked before each entry's
+    triggers are tried, says to stop."""
+    normal = normalize(task)
+    out: dict[int, list[tuple[str, str]]] = {}
+    for slot, carrier in carriers:
+        cutoff.check(stop)
+        hits = [("keyword phrase", k) for k in keyword_matches(carrier, normal)]
+        hits += [("intent pattern", p) for p in intent_matches(carrier, task)]
+        if hits:
+            out[slot] = hits
+    return out

@@ -13,10 +13,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from router.base.errors import RequestError
-from router.core import rank, render
+from router.core import rank, render, trigger
 from router.core import route as routing
 from router.core.entry import Entry
 from router.core.index import Index
+from router.core.pointer import Pointer
 from router.core.taxonomy import Taxonomy
 
 # What withheld an entry, in the order the route applies them: a filter admits it first,
@@ -116,7 +117,7 @@ def explain(index: Index, taxonomy: Taxonomy, request: routing.Request, referenc
     # pointer's evidence would
     reached = rank.reach(index, slot, rank.scoring(weighted, index.size))
     groups: dict[str, list[str]] = {}
-    for name, hit in routing.triggered(index, request.task).get(slot, ()):
+    for name, hit in trigger.fired(index.with_triggers(), request.task).get(slot, ()):
         groups.setdefault(name, []).append(hit)
     holds = tuple((name, tuple(hits)) for name, hits in groups.items()) + reached.fields
     held = set(reached.words)
@@ -158,7 +159,7 @@ def _order(whole: routing.Route) -> list[str]:
     return [entry_id for _, entry_id in sorted(ranked)]
 
 
-def _offered(pointer: routing.Pointer, at: int, of: int, base: WhyNot) -> str:
+def _offered(pointer: Pointer, at: int, of: int, base: WhyNot) -> str:
     """Return the sentence saying where an offered entry stands and what put it there."""
     where = f"It was offered as pointer {at} of {of}"
     by = pointer.evidence.get("by")
