@@ -140,3 +140,16 @@ def within(seconds: float, call: Callable[[], T], fifos: Iterable[Path] = ()) ->
     if "error" in box:
         raise box["error"]
     return cast(T, box["value"])
+
+
+class Countdown:
+    """A stop that says go on `left` times, then stop (and counts how often it was asked)."""
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+        self.asked = 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        self.left -= 1
+        return self.left < 0

@@ -18,7 +18,7 @@ from router.filters.relevance import Focus
 from router.runtime.engine import Engine
 from router.serve import service
 
-from conftest import DEMO
+from conftest import DEMO, Countdown
 
 
 def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object) -> Entry:
@@ -448,19 +448,6 @@ def test_a_long_prompt_routes_on_its_start_and_every_path_it_names() -> None:
 
 
 # -- deadlines --------------------------------------------------------------------------------
-
-
-class Countdown:
-    """A stop that says go on `left` times, then stop (and counts how often it was asked)."""
-
-    def __init__(self, left: int) -> None:
-        self.left = left
-        self.asked = 0
-
-    def __call__(self) -> bool:
-        self.asked += 1
-        self.left -= 1
-        return self.left < 0
 
 
 ROTATION = [doc("a", summary="secret rotation schedule"), *FILLER]

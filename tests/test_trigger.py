@@ -27,7 +27,7 @@ from router.core.trigger import (
     parse,
 )
 
-from conftest import DEMO
+from conftest import DEMO, Countdown
 
 DEMO_RULES = DEMO / ".claude" / "skills" / "skill-rules.json"
 
@@ -458,19 +458,6 @@ def test_rules_and_problems_are_frozen() -> None:
     with pytest.raises(AttributeError):
         r.name = "y"  # type: ignore[misc]
     assert not hasattr(r, "__dict__")
-
-
-class Countdown:
-    """A stop that says go on `left` times, then stop (and counts how often it was asked)."""
-
-    def __init__(self, left: int) -> None:
-        self.left = left
-        self.asked = 0
-
-    def __call__(self) -> bool:
-        self.asked += 1
-        self.left -= 1
-        return self.left < 0
 
 
 def test_fired_names_each_entrys_triggers_and_asks_the_deadline_before_each() -> None:
