@@ -64,7 +64,7 @@ from router.core import config
 from router.core.text import normalize
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
-from router.serve import client
+from router.serve import client, launcher
 
 SEED = 20261130
 ROWS_PER_JSON = 100
@@ -881,7 +881,7 @@ def bench_size(
     by_meaning = bench_meaning(engine, cfg, work, workdir / f"meaning-{size}") if meaning else None
     env = dict(os.environ)
     target = client.target(cfg.root, cfg.file, env)
-    client.stop(target)
+    launcher.stop(target)
     # The daemon starts from the snapshot of the engine just loaded, as a restart would.
     kept = snapshot.path_of(target.places.state, target.places.key)
     kept.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -890,7 +890,7 @@ def bench_size(
     snapshot_write = time.perf_counter() - began
     del engine
     began = time.perf_counter()
-    pid = client.start(target, env, wait=600)
+    pid = launcher.start(target, env, wait=600)
     daemon_ready = time.perf_counter() - began
     load = client.call(target, "GET", "/v1/status").json()["load"]
     if load["from"] != "snapshot":
@@ -938,7 +938,7 @@ def bench_size(
             visible.append(time.perf_counter() - t0)
         rss = rss_mib(pid)
     finally:
-        client.stop(target)
+        launcher.stop(target)
         remove_bench_files(root)
 
     cli = []
@@ -1299,11 +1299,11 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
     slow = []
     for _ in range(max(5, runs // 3)):
         settle(target)
-        client.stop(target)
+        launcher.stop(target)
         slow.append(timed(hook_bin, data, env, root))
     settle(target)  # the slow path starts a daemon in the background: let it come up first
-    client.stop(target)
-    client.start(target, env)
+    launcher.stop(target)
+    launcher.start(target, env)
     try:
         for _ in range(5):
             timed(shim, data, env, root)  # warm up
@@ -1313,7 +1313,7 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
         installed = [timed(shim, data, baked, root) for _ in range(runs)]
         with_daemon = [timed(hook_bin, data, env, root) for _ in range(runs)]
     finally:
-        client.stop(target)
+        launcher.stop(target)
     rows = [
         ("bare curl round trip, GET /v1/status", bare),
         ("hook shim as `kroute install claude` writes it (socket known)", installed),

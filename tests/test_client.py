@@ -20,7 +20,7 @@ import pytest
 from router import __version__
 from router.base import paths, protocol
 from router.base.errors import DaemonError
-from router.serve import client
+from router.serve import client, launcher
 
 from conftest import DEMO, FIXTURES, REPO, kroute
 
@@ -183,8 +183,8 @@ def test_the_client_refuses_a_squatted_runtime_dir_and_sends_nothing(
     assert "XDG_RUNTIME_DIR" in message  # what to do about it
     for step in (
         lambda: client.state(t),
-        lambda: client.ask(t, os.environ, "/v1/route", {"task": "the user's secret prompt"}),
-        lambda: client.stop(t),  # the squatter's status file names a pid: not signalled
+        lambda: launcher.ask(t, os.environ, "/v1/route", {"task": "the user's secret prompt"}),
+        lambda: launcher.stop(t),  # the squatter's status file names a pid: not signalled
     ):
         with pytest.raises(DaemonError, match=f"uid {OTHER_UID}"):
             step()
@@ -309,7 +309,7 @@ def test_a_daemon_killed_with_sigkill_is_dead_before_it_is_reaped(repo: Path) ->
     """Defect 16: the daemon is this test's child, so it stays a zombie until reaped here;
     `kroute start` must not call it running meanwhile."""
     t = target(repo)
-    daemon = client.spawn(t, os.environ)
+    daemon = launcher.spawn(t, os.environ)
     try:
         assert eventually(lambda: client.state(t)[0] == "running")
         os.kill(daemon.pid, signal.SIGKILL)
@@ -368,76 +368,6 @@ def test_a_live_pid_whose_socket_takes_no_connection_has_died(
     new = client.read_status(t)  # the status file of the bystander was replaced
     assert new is not None and new["pid"] != bystander.pid
     assert client.state(t)[0] == "running"
-
-
-CYCLES = 24  # the report: 5 orphaned daemons in 24 cycles of spawn-then-stop
-PROC = Path("/proc")
-needs_proc = pytest.mark.skipif(not PROC.is_dir(), reason="finds daemon processes in /proc")
-
-
-def daemons_of(root: Path) -> list[int]:
-    """Return the pids of live kroute daemon processes serving `root`, from /proc."""
-    found = []
-    for entry in PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            args = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        daemon = b"router" in args and b"serve" in args and str(root).encode() in args
-        if daemon and client.alive(int(entry.name)):
-            found.append(int(entry.name))
-    return found
-
-
-@needs_proc
-def test_stop_right_after_a_spawn_leaves_no_daemon(repo: Path) -> None:
-    """Defect: `stop` run before a daemon the hook spawned has written its status file found
-    nothing, and the daemon came up afterwards, orphaned. Its start lock names it now."""
-    t = target(repo)
-    children = []
-    try:
-        for _ in range(CYCLES):
-            children.append(client.spawn(t, os.environ))
-            client.stop(t)
-        assert eventually(lambda: not daemons_of(repo), seconds=5.0), daemons_of(repo)
-        assert protocol.start_locks(t.places) == []
-        assert client.state(t)[0] == "not-running"
-    finally:
-        for child in children:
-            child.kill()
-            child.wait()
-
-
-def test_a_spawned_daemon_drops_its_start_lock_once_it_serves(repo: Path) -> None:
-    t = target(repo)
-    daemon = client.spawn(t, os.environ)
-    try:
-        lock = protocol.start_lock(t.places, daemon.pid)
-        assert lock.read_text() == f"{daemon.pid}\n"
-        assert lock.stat().st_mode & 0o777 == 0o600
-        assert eventually(lambda: client.state(t)[0] == "running")
-        assert eventually(lambda: not lock.exists())
-        assert client.starting(t) == []
-        assert client.stop(t)
-    finally:
-        daemon.kill()
-        daemon.wait()
-
-
-@needs_proc
-def test_stop_does_not_signal_a_start_lock_naming_another_process(
-    repo: Path, bystander: subprocess.Popen[bytes]
-) -> None:
-    """A lock whose pid is not a kroute daemon of this root (reused, or planted) is stale."""
-    t = target(repo)
-    t.places.runtime.mkdir(parents=True, mode=0o700)
-    lock = protocol.start_lock(t.places, bystander.pid)
-    lock.write_text(f"{bystander.pid}\n")
-    assert client.starting(t) == []
-    assert not client.stop(t)
-    assert bystander.poll() is None and not lock.exists()
 
 
 # -- deadlines ------------------------------------------------------------------------------------

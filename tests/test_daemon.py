@@ -21,7 +21,7 @@ import pytest
 
 from router.base.errors import DaemonError
 from router.logbook import shadow
-from router.serve import client
+from router.serve import client, launcher
 
 from conftest import DEMO, FIXTURES, REPO, heavy_imports, kroute
 
@@ -806,7 +806,7 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
         assert (code, refused["error"]["code"]) == (503, "loading")
         assert "still loading the catalog" in refused["error"]["message"]
         with pytest.raises(DaemonError, match="still loading the catalog"):
-            client.ask(target, os.environ, "/v1/route", {"task": "rotate"}, timeout=0.3)
+            launcher.ask(target, os.environ, "/v1/route", {"task": "rotate"}, timeout=0.3)
         # a hook fails open: nothing printed and exit 0 (an answer in process would have
         # printed this prompt's pointers)
         protocol.write_root(places, cfg.root, cfg.file)
@@ -824,7 +824,7 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
         )
         assert (hooked.returncode, hooked.stdout) == (0, b"")
         release.set()
-        answer = client.ask(target, os.environ, "/v1/route", {"task": "rotate the webhook key"})
+        answer = launcher.ask(target, os.environ, "/v1/route", {"task": "rotate the webhook key"})
         assert answer["pointers"]
         assert curl(target, "/v1/status")[1]["phase"] == "ready"
     finally:

@@ -30,6 +30,13 @@ LIGHT = {
         "router.base.protocol",
         "router.base.errors",
     },
+    "router.serve.launcher": {
+        "router",
+        "router.base.paths",
+        "router.base.protocol",
+        "router.base.errors",
+        "router.serve.client",
+    },
     "router.integrations.hook": {"router.base.protocol", "router.core.harness"},
     "router.core.harness": {"router.core.text"},
     "router.core.text": set(),

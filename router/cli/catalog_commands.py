@@ -32,7 +32,7 @@ from router.core.config import Config
 from router.filters import intent, relevance
 from router.runtime import nearby, request
 from router.runtime.engine import Engine, strategy_defaults
-from router.serve import client, loader, service
+from router.serve import client, launcher, loader, service
 
 # -- commands ----------------------------------------------------------------------------------
 
@@ -126,7 +126,7 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
     if not no_daemon:
         target = client.target(cfg.root, cfg.file, os.environ)
         try:
-            return client.ask(target, os.environ, endpoint, body, source="cli")
+            return launcher.ask(target, os.environ, endpoint, body, source="cli")
         except DaemonError as error:
             click.echo(f"note: routed in process ({error})", err=True)
     places = paths.places(cfg.root, cfg.file, os.environ, os.getuid())

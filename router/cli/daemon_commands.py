@@ -25,7 +25,7 @@ from router.cli.group import (
 from router.integrations import agents, gitstage
 from router.integrations import install as install_module
 from router.runtime.engine import Engine
-from router.serve import client, foreground, service
+from router.serve import client, foreground, launcher, service
 
 # -- the daemon --------------------------------------------------------------------------------
 
@@ -53,7 +53,7 @@ def start(catalog_dir: Path | None, config_file: Path | None) -> None:
     if current == "running":
         click.echo(f"already running: {sentence}")
         return
-    client.ensure(target, os.environ)
+    launcher.ensure(target, os.environ)
     click.echo(f"started: {client.state(target)[1]}")
 
 
@@ -64,7 +64,7 @@ def stop(catalog_dir: Path | None, config_file: Path | None) -> None:
     """Stop this repository's daemon."""
     target = _target(catalog_dir, config_file)
     _, sentence = client.state(target)
-    if client.stop(target):
+    if launcher.stop(target):
         click.echo("stopped")
     else:
         click.echo(f"not running: {sentence}")
@@ -76,8 +76,8 @@ def stop(catalog_dir: Path | None, config_file: Path | None) -> None:
 def restart(catalog_dir: Path | None, config_file: Path | None) -> None:
     """Stop this repository's daemon and start a fresh one."""
     target = _target(catalog_dir, config_file)
-    client.stop(target)
-    client.start(target, os.environ)
+    launcher.stop(target)
+    launcher.start(target, os.environ)
     click.echo(f"restarted: {client.state(target)[1]}")
 
 

@@ -112,15 +112,15 @@ def _start_in_background(target: Any, env: Mapping[str, str]) -> None:
     hooks racing here start two daemons; the second finds the first's lock and leaves.
     Starts none when the runtime directory is not the user's own (squatted)."""
     from router.base.errors import DaemonError
-    from router.serve import client
+    from router.serve import client, launcher
 
     try:
         current = client.state(target)[0]
         if current in ("not-running", "died"):
             client.clean(target)
-            client.spawn(target, env)
+            launcher.spawn(target, env)
         elif current in ("other-version", "socket-missing"):
-            client.respawn(target, env)
+            launcher.respawn(target, env)
     except DaemonError:
         return
 

@@ -23,7 +23,7 @@ from router.base.errors import DaemonError, KrouteError
 from router.core.config import Config
 from router.integrations.install import InstallError, Plan
 from router.runtime.engine import Engine
-from router.serve import client, service
+from router.serve import client, launcher, service
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 SOURCE = "mcp"  # the shadow log's name for routes emitted through this server
 SERVER_NAME = "kroute"
 # After the daemon could not be had, route in process for this long before trying it
-# again: starting one waits up to client.START_WAIT, too long to pay on every tool call.
+# again: starting one waits up to launcher.START_WAIT, too long to pay on every tool call.
 DAEMON_RETRY = 30.0
 MCP_FILE = ".mcp.json"
 SERVERS_KEY = "mcpServers"
@@ -85,7 +85,7 @@ class Tools:
         body = {k: v for k, v in body.items() if v is not None}
         if self._daemon_up():
             try:
-                return client.ask(self.target, self.env, endpoint, body, source=SOURCE)
+                return launcher.ask(self.target, self.env, endpoint, body, source=SOURCE)
             except DaemonError as error:  # it runs but failed this request: so may we
                 _note(f"answering in process ({error.what})")
         app = service.in_process(Engine.load(self.cfg), self.env)
@@ -97,7 +97,7 @@ class Tools:
         if time.monotonic() < self._daemon_after:
             return False
         try:
-            client.ensure(self.target, self.env)
+            launcher.ensure(self.target, self.env)
         except DaemonError as error:
             with self._lock:
                 self._daemon_after = time.monotonic() + DAEMON_RETRY

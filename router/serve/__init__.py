@@ -1,1 +1,2 @@
-"""Serving: the request service, the daemon, its HTTP server and watcher, the client."""
+"""Serving: the request service, the daemon, its HTTP server and watcher, the client
+and the launcher that starts and stops daemons for it."""

@@ -1,4 +1,5 @@
-"""The thin daemon client: find, start, stop and ask the daemon of a repository.
+"""The thin daemon client: find the daemon of a repository, tell its state and ask it.
+Starting and stopping it is `launcher`'s.
 
 Standard library only (no click, orjson, YAML or asyncio), so a hook that imports it starts
 in milliseconds. HTTP/1.1 over the Unix socket, one request per connection.
@@ -13,44 +14,34 @@ import os
 import socket
 import stat
 import struct
-import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from router import __version__
 from router.base import paths, protocol
-from router.base.errors import DaemonError, RequestError
+from router.base.errors import DaemonError
 from router.base.protocol import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
 
 # Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
 # name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    # Imported where they are used, for the hook's fast path (state, call): subprocess
-    # (and locale, threading with it) and signal cost it some 4 ms.
-    import signal
-    import subprocess
     from typing import Any
 
-START_WAIT = 10.0  # seconds `start` waits for a daemon to listen and load its catalog
-STOP_WAIT = 3.0
-POLL = 0.01
-LOADING_POLL = 0.05  # how often a client waiting for a loading daemon asks again
-EXEC_WAIT = 1.0  # seconds a spawned process may take from its fork to its exec
+POLL = 0.01  # seconds between two looks at a socket or a process (`launcher`'s too)
 PROBE_TIMEOUT = 0.5  # seconds `state` waits for the socket to take a connection
 # The daemon is told a deadline this much before the client gives up (seconds, at most a
 # tenth of its timeout), so that an answer cut short at the deadline still reaches it.
 ANSWER_MARGIN = 0.05
-PROC = Path("/proc")  # where the platform has it: a process's state, to tell a zombie
+# Where the platform has it: a process's state, to tell a zombie (and its command line, to
+# tell a daemon: `launcher`).
+PROC = Path("/proc")
 DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is gone but unreaped
 # Group and other may read and enter the runtime dir; none but its owner may write in it,
 # or another user could have put a socket or a status file (a pid to signal) there.
 READABLE_BITS = 0o055
 PEERCRED_FORMAT = "3i"  # struct ucred: pid, uid, gid
-LOCK_MODE = 0o600  # a start lock names a pid to signal: none but its owner may write it
-# What /proc/<pid>/cmdline of a daemon `spawn` started holds: `python -m router serve`.
-DAEMON_ARGS = ("router", "serve")
 
 
 # Plain classes with slots: a dataclass or a NamedTuple would import dataclasses (and inspect)
@@ -319,240 +310,3 @@ def _parse(raw: bytes) -> Reply:
             "the daemon sent a malformed reply", "Restart it: kroute restart"
         ) from None
     return Reply(status, body)
-
-
-# -- lifecycle ------------------------------------------------------------------------------------
-
-
-def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-    """Start a detached daemon for the target without waiting for it. Its output goes to
-    the log file in the state dir."""
-    import subprocess
-
-    paths.private_dir(t.places.log.parent)
-    paths.private_dir(t.places.runtime)
-    command = [sys.executable, "-m", *DAEMON_ARGS, "--catalog", str(t.root)]
-    if t.config_file is not None:
-        command += ["--config", str(t.config_file)]
-    with open(t.places.log, "ab") as log:
-        child = subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-            env=dict(env),
-            cwd=str(t.root),
-        )
-    # Popen returns once the child has exec'd, long before the daemon has loaded its catalog
-    # and written its status file: until then the lock is how `stop` finds it.
-    _write_start_lock(t.places, child.pid)
-    return child
-
-
-def _write_start_lock(places: paths.Places, pid: int) -> None:
-    """Create the start lock of daemon `pid` (see `protocol.start_lock`), mode 0600."""
-    lock = protocol.start_lock(places, pid)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-    with os.fdopen(os.open(lock, flags, LOCK_MODE), "w", encoding="utf-8") as out:
-        out.write(f"{pid}\n")
-
-
-def drop_start_lock(places: paths.Places, pid: int | None = None) -> None:
-    """Remove the start lock of daemon `pid` (default: this process), if there is one: the
-    daemon calls it once its status file is written, and when it exits."""
-    with contextlib.suppress(FileNotFoundError):
-        protocol.start_lock(places, os.getpid() if pid is None else pid).unlink()
-
-
-def starting(t: Target) -> list[int]:
-    """Return the pids of the target's daemons that are still starting (spawned, no status
-    file yet), checked to be kroute daemons of this root. Removes locks of dead processes.
-
-    Raises DaemonError when the runtime dir is not the user's own (see `check_runtime`)."""
-    check_runtime(t)
-    pids = []
-    for lock in protocol.start_locks(t.places):
-        try:
-            pid = int(lock.read_text(encoding="utf-8").strip())
-        except (OSError, ValueError):
-            pid = 0
-        if alive(pid) and _serves_soon(pid, t.root):
-            pids.append(pid)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                lock.unlink()
-    return pids
-
-
-def _serves_soon(pid: int, root: Path) -> bool:
-    """Return `_serves`, giving a process just spawned up to EXEC_WAIT seconds to become
-    the daemon: between its fork and its exec, /proc shows the spawner's command line."""
-    deadline = time.monotonic() + EXEC_WAIT
-    while not _serves(pid, root):
-        if time.monotonic() >= deadline or not alive(pid):
-            return False
-        time.sleep(POLL)
-    return True
-
-
-def _serves(pid: int, root: Path) -> bool:
-    """Return whether process `pid` is a kroute daemon of `root`, as far as /proc tells (True
-    without /proc: the lock's owner and mode are all there is to go on). A reused pid must
-    not be signalled."""
-    if not PROC.is_dir():
-        return True
-    try:
-        raw = (PROC / str(pid) / "cmdline").read_bytes()
-    except OSError:
-        return False
-    args = raw.decode("utf-8", errors="replace").split("\0")
-    return all(word in args for word in DAEMON_ARGS) and str(root) in args
-
-
-def respawn(t: Target, env: Mapping[str, str]) -> None:
-    """Replace the target's daemon from a detached process (`kroute restart`), without
-    waiting: for hooks, which must not block on a slow stop."""
-    import subprocess
-
-    command = [sys.executable, "-m", "router", "restart", "--catalog", str(t.root)]
-    if t.config_file is not None:
-        command += ["--config", str(t.config_file)]
-    subprocess.Popen(
-        command,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        env=dict(env),
-        cwd=str(t.root),
-    )
-
-
-def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int:
-    """Start a detached daemon for the target and wait until it answers. Returns its pid.
-
-    Raises DaemonError when it does not come up within `wait` seconds."""
-    child = spawn(t, env)
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        if child.poll() is not None:
-            raise DaemonError(
-                f"the daemon exited at start with status {child.returncode}",
-                f"See its log: {t.places.log}",
-            )
-        status = read_status(t)
-        if status and status.get("pid") == child.pid and t.places.socket.exists():
-            ready(t, deadline - time.monotonic())
-            return child.pid
-        time.sleep(POLL)
-    raise DaemonError(
-        f"the daemon did not come up within {wait:g} s", f"See its log: {t.places.log}"
-    )
-
-
-def ready(t: Target, wait: float) -> bool:
-    """Return whether the target's daemon has loaded its catalog, waiting up to `wait`
-    seconds while it says it is loading (a daemon that cannot be asked counts as ready:
-    the request that follows says what is wrong)."""
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            reply = call(t, "GET", "/v1/status", timeout=max(0.1, deadline - time.monotonic()))
-            loading = reply.status == 200 and reply.json().get("phase") == "loading"
-        except (DaemonError, ValueError, AttributeError):
-            return True
-        if not loading:
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(LOADING_POLL)
-
-
-def stop(t: Target, *, wait: float = STOP_WAIT) -> bool:
-    """Stop the target's daemon, and any still starting: ask the running one to shut down,
-    then signal them. Returns whether one was running or starting. Stale files are removed
-    either way.
-
-    Raises DaemonError when the runtime dir is not the user's own (see `check_runtime`)."""
-    import signal
-
-    # Locks first: a daemon drops its lock only once its status file is written, so one that
-    # finishes starting meanwhile is in the status file read next.
-    early = starting(t)
-    status = read_status(t)
-    pid = int(status.get("pid", 0)) if status else 0
-    running = alive(pid)
-    if running:
-        with contextlib.suppress(DaemonError):
-            version = str(status and status.get("version"))
-            call(t, "POST", "/v1/shutdown", timeout=1.0, version=version)
-        _halt(pid, (None, signal.SIGTERM, signal.SIGKILL), wait)
-    for other in early:
-        if other != pid:
-            # Still loading, it listens to nothing yet: its signal handlers come later.
-            _halt(other, (signal.SIGTERM, signal.SIGKILL), wait)
-            drop_start_lock(t.places, other)
-    clean(t)
-    return running or bool(early)
-
-
-def _halt(pid: int, signals: tuple[signal.Signals | None, ...], wait: float) -> None:
-    """Send `pid` each signal in turn (None: none, just wait) until it is dead, waiting up to
-    `wait` seconds after each. Returns when it is dead or the signals are spent."""
-    for sig in signals:
-        if sig is not None:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                return
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline and alive(pid):
-            time.sleep(POLL)
-        if not alive(pid):
-            return
-
-
-def ensure(t: Target, env: Mapping[str, str], version: str = __version__) -> None:
-    """Make sure a daemon of this version serves the target: start one when none runs,
-    clean up after a dead one, replace one of another version. Raises DaemonError."""
-    current, _ = state(t, version)
-    if current == "running":
-        return
-    if current in ("other-version", "socket-missing"):
-        stop(t)
-    else:
-        clean(t)
-    start(t, env)
-
-
-def ask(
-    t: Target,
-    env: Mapping[str, str],
-    path: str,
-    body: Mapping[str, Any],
-    *,
-    timeout: float = 5.0,
-    version: str = __version__,
-    source: str = "socket",
-) -> Any:
-    """Return the decoded answer of POST `path`, starting or replacing the daemon as needed.
-
-    A daemon of another version answers 409 `restart`: it is replaced and asked again.
-    Raises DaemonError when no daemon can serve, or it answers with an error."""
-    ensure(t, env, version)
-    reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
-    if reply.status == 409:
-        stop(t)
-        start(t, env)
-        reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
-    if reply.status == 503 and ready(t, timeout):
-        reply = call(t, "POST", path, body, timeout=timeout, version=version, source=source)
-    document = reply.json()
-    if reply.status != 200:
-        error = document.get("error", {}) if isinstance(document, dict) else {}
-        message = str(error.get("message", "")) or f"the daemon answered {reply.status}"
-        if reply.status in (400, 413):
-            raise RequestError(message)
-        raise DaemonError(message, f"See the daemon's log: {t.places.log}")
-    return document

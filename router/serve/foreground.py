@@ -40,19 +40,19 @@ def serve(
 
     Raises DaemonError when another daemon already serves this root, ConfigError when
     KROUTE_IDLE_SECONDS is not a number of seconds."""
-    from router.serve import client
+    from router.serve import launcher
 
     try:
         return _serve(config, env, version=version, changes=changes)
     finally:
         # Whether it served or failed to start, it is no longer starting: `stop` (which
         # signals the pid a start lock names) must not find its lock.
-        client.drop_start_lock(protocol.places_of(config.root, config.file, env))
+        launcher.drop_start_lock(protocol.places_of(config.root, config.file, env))
 
 
 def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: watch.Changes) -> int:
     """Run the daemon in the foreground: see `serve`. Returns the exit status."""
-    from router.serve import client
+    from router.serve import client, launcher
 
     idle_seconds = _idle_override(env)
     snapshot_after = _seconds(env, SNAPSHOT_ENV, loader.SNAPSHOT_AFTER_SECONDS)
@@ -100,7 +100,7 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
     os.chmod(places.socket, 0o600)
     _write_status(places, config, version, service.started_at)
     protocol.write_root(places, config.root, config.file)
-    client.drop_start_lock(places)  # started: from now on `stop` finds it by its status file
+    launcher.drop_start_lock(places)  # started: from now on `stop` finds it by its status file
     print(
         f"{service.started_at} serving {config.root} on {places.socket}, loading the catalog",
         file=sys.stderr,

@@ -1,0 +1,122 @@
+"""Starting and stopping daemons (router.serve.launcher): a `stop` right after a spawn, the
+start lock a spawned daemon holds until it serves, a lock naming some other process, and the
+standard library only."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from router.base import protocol
+from router.serve import client, launcher
+
+from conftest import DEMO, heavy_imports
+
+
+@pytest.fixture
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
+    return copy_tree(DEMO).resolve()
+
+
+def target(repo: Path) -> client.Target:
+    return client.target(repo, repo / "kroute.toml", os.environ)
+
+
+def eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Wait for a condition reached asynchronously (not a timing assertion)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()
+
+
+@pytest.fixture
+def bystander() -> Iterator[subprocess.Popen[bytes]]:
+    """A live process whose pid a start lock may name (not the test's own: it must not be
+    signalled)."""
+    process = subprocess.Popen(["sleep", "120"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+def test_the_launcher_imports_only_the_standard_library() -> None:
+    """The hook's slow path imports it to start a daemon for the next prompt."""
+    assert heavy_imports("router.serve.launcher") == []
+
+
+CYCLES = 24  # the report: 5 orphaned daemons in 24 cycles of spawn-then-stop
+PROC = Path("/proc")
+needs_proc = pytest.mark.skipif(not PROC.is_dir(), reason="finds daemon processes in /proc")
+
+
+def daemons_of(root: Path) -> list[int]:
+    """Return the pids of live kroute daemon processes serving `root`, from /proc."""
+    found = []
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        daemon = b"router" in args and b"serve" in args and str(root).encode() in args
+        if daemon and client.alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
+@needs_proc
+def test_stop_right_after_a_spawn_leaves_no_daemon(repo: Path) -> None:
+    """Defect: `stop` run before a daemon the hook spawned has written its status file found
+    nothing, and the daemon came up afterwards, orphaned. Its start lock names it now."""
+    t = target(repo)
+    children = []
+    try:
+        for _ in range(CYCLES):
+            children.append(launcher.spawn(t, os.environ))
+            launcher.stop(t)
+        assert eventually(lambda: not daemons_of(repo), seconds=5.0), daemons_of(repo)
+        assert protocol.start_locks(t.places) == []
+        assert client.state(t)[0] == "not-running"
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+
+
+def test_a_spawned_daemon_drops_its_start_lock_once_it_serves(repo: Path) -> None:
+    t = target(repo)
+    daemon = launcher.spawn(t, os.environ)
+    try:
+        lock = protocol.start_lock(t.places, daemon.pid)
+        assert lock.read_text() == f"{daemon.pid}\n"
+        assert lock.stat().st_mode & 0o777 == 0o600
+        assert eventually(lambda: client.state(t)[0] == "running")
+        assert eventually(lambda: not lock.exists())
+        assert launcher.starting(t) == []
+        assert launcher.stop(t)
+    finally:
+        daemon.kill()
+        daemon.wait()
+
+
+@needs_proc
+def test_stop_does_not_signal_a_start_lock_naming_another_process(
+    repo: Path, bystander: subprocess.Popen[bytes]
+) -> None:
+    """A lock whose pid is not a kroute daemon of this root (reused, or planted) is stale."""
+    t = target(repo)
+    t.places.runtime.mkdir(parents=True, mode=0o700)
+    lock = protocol.start_lock(t.places, bystander.pid)
+    lock.write_text(f"{bystander.pid}\n")
+    assert launcher.starting(t) == []
+    assert not launcher.stop(t)
+    assert bystander.poll() is None and not lock.exists()
