@@ -24,8 +24,7 @@ from router.cli.group import (
 )
 from router.integrations import agents, gitstage
 from router.integrations import install as install_module
-from router.runtime.engine import Engine
-from router.serve import client, foreground, launcher, service
+from router.serve import client, foreground, launcher, loader, service
 
 # -- the daemon --------------------------------------------------------------------------------
 
@@ -259,8 +258,11 @@ def precommit() -> None:
         except DaemonError:
             text = ""
     else:
-        app = service.in_process(Engine.load(cfg), os.environ)
-        answer = app.answer("POST", "/v1/hook/git/pre-commit", payload, "git/pre-commit")
+        # no daemon: its snapshot, when one serves, spares a commit reading the whole catalog
+        engine = loader.once(cfg, target.places, os.getuid())
+        answer = service.in_process(engine, os.environ).answer(
+            "POST", "/v1/hook/git/pre-commit", payload, "git/pre-commit"
+        )
         text = answer.document if answer.status == 200 else ""
     if text:
         click.echo("kroute: documents governing staged files:\n" + text.rstrip("\n"), err=True)

@@ -11,6 +11,7 @@ neither the CLI nor a hook pays for it and a kroute without the `mcp` extra stil
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at run
 # time, and those name types local to `build`.
 import json
+import os
 import sys
 import threading
 import time
@@ -22,8 +23,7 @@ from router import __version__
 from router.base.errors import DaemonError, KrouteError
 from router.core.config import Config
 from router.integrations.install import InstallError, Plan
-from router.runtime.engine import Engine
-from router.serve import client, launcher, service
+from router.serve import client, launcher, loader, service
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -88,7 +88,8 @@ class Tools:
                 return launcher.ask(self.target, self.env, endpoint, body, source=SOURCE)
             except DaemonError as error:  # it runs but failed this request: so may we
                 _note(f"answering in process ({error.what})")
-        app = service.in_process(Engine.load(self.cfg), self.env)
+        engine = loader.once(self.cfg, self.target.places, os.getuid())  # the daemon's snapshot
+        app = service.in_process(engine, self.env)
         return service.document(app.answer("POST", endpoint, service.encode(body), SOURCE))
 
     def _daemon_up(self) -> bool:
