@@ -47,9 +47,13 @@ def is_catalog_path(config: Config, relpath: str) -> bool:
         return False
     if any(part in SKIP_DIRS for part in relpath.split("/")[:-1]):
         return False
-    if any(pattern.covers(glob, relpath) for glob in config.exclude):
+    if _excluded(config, relpath):
         return False
     return any(_under(relpath, root) for root in config.roots)
+
+
+def _excluded(config: Config, relpath: str) -> bool:
+    return any(pattern.covers(glob, relpath) for glob in config.exclude)
 
 
 def walked(
@@ -98,7 +102,7 @@ def _walk(
                 found.add(rel)
             continue
         prefix = _relative(base, top)
-        if prefix is None:
+        if prefix is None or any(part in SKIP_DIRS for part in prefix.split("/")):
             continue
         pending = [(str(top), "" if prefix == "." else prefix)]
         while pending:
@@ -125,7 +129,9 @@ def _walk(
                             continue
                         pending.append((item.path, rel))
                         continue
-                    if not is_catalog_path(config, rel):
+                    # under this root and no skipped directory by how the walk got here:
+                    # of is_catalog_path, only the name and the excludes are left to ask
+                    if format_of(item.name) is None or _excluded(config, rel):
                         continue
                     if is_link:
                         target = _resolved(Path(item.path))  # None for a loop: `read` says so
