@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -153,3 +154,14 @@ class Countdown:
         self.asked += 1
         self.left -= 1
         return self.left < 0
+
+
+def eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Wait for a condition reached asynchronously, such as a daemon's (not a timing
+    assertion: the time is only how long to wait before giving up)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.02)
+    return check()

@@ -23,7 +23,7 @@ from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, launcher
 
-from conftest import DEMO, FIXTURES, REPO, heavy_imports, kroute
+from conftest import DEMO, FIXTURES, REPO, eventually, heavy_imports, kroute
 
 EM = "\u2014"
 
@@ -59,16 +59,6 @@ def curl(target: client.Target, path: str, *args: str) -> tuple[int, dict]:  # t
     )
     body, _, code = result.stdout.rpartition("\n")
     return int(code), json.loads(body)
-
-
-def eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
-    """Wait for a condition the daemon reaches asynchronously (not a timing assertion)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return check()
 
 
 def pointer_ids(target: client.Target, task: str) -> list[str]:

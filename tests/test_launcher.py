@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import pytest
 from router.base import protocol
 from router.serve import client, launcher
 
-from conftest import DEMO, heavy_imports
+from conftest import DEMO, eventually, heavy_imports
 
 
 @pytest.fixture
@@ -25,16 +24,6 @@ def repo(copy_tree: Callable[[Path], Path]) -> Path:
 
 def target(repo: Path) -> client.Target:
     return client.target(repo, repo / "kroute.toml", os.environ)
-
-
-def eventually(check: Callable[[], bool], seconds: float = 10.0) -> bool:
-    """Wait for a condition reached asynchronously (not a timing assertion)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return check()
 
 
 @pytest.fixture
