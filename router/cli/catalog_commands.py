@@ -32,7 +32,7 @@ from router.core.config import Config
 from router.filters import intent, relevance
 from router.runtime import nearby, request
 from router.runtime.engine import Engine, strategy_defaults
-from router.serve import client, launcher, loader, service
+from router.serve import client, launcher, service
 
 # -- commands ----------------------------------------------------------------------------------
 
@@ -123,17 +123,15 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
     """Return the daemon's answer, or the in-process one with --no-daemon or when no daemon
     can be had (a note on stderr says so)."""
     body = {k: v for k, v in body.items() if v is not None}
+    target = client.target(cfg.root, cfg.file, os.environ)
     if not no_daemon:
-        target = client.target(cfg.root, cfg.file, os.environ)
         try:
             return launcher.ask(target, os.environ, endpoint, body, source="cli")
         except DaemonError as error:
             click.echo(f"note: routed in process ({error})", err=True)
-    places = paths.places(cfg.root, cfg.file, os.environ, os.getuid())
-    engine = loader.once(cfg, places, os.getuid())  # the daemon's snapshot, when one serves
+    app = service.standalone(cfg, target.places, os.environ)
     if body.get("meaning", cfg.meaning_mode) != "off":
-        engine.nearby = neighbours_of(engine)
-    app = service.in_process(engine, os.environ)
+        app.engine.nearby = neighbours_of(app.engine)
     return service.document(app.answer("POST", endpoint, service.encode(body), "cli"))
 
 

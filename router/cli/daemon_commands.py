@@ -24,7 +24,7 @@ from router.cli.group import (
 )
 from router.integrations import agents, gitstage
 from router.integrations import install as install_module
-from router.serve import client, foreground, launcher, loader, service
+from router.serve import client, foreground, launcher, service
 
 # -- the daemon --------------------------------------------------------------------------------
 
@@ -259,8 +259,7 @@ def precommit() -> None:
             text = ""
     else:
         # no daemon: its snapshot, when one serves, spares a commit reading the whole catalog
-        engine = loader.once(cfg, target.places, os.getuid())
-        answer = service.in_process(engine, os.environ).answer(
+        answer = service.standalone(cfg, target.places, os.environ).answer(
             "POST", "/v1/hook/git/pre-commit", payload, "git/pre-commit"
         )
         text = answer.document if answer.status == 200 else ""

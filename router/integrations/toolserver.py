@@ -11,7 +11,6 @@ neither the CLI nor a hook pays for it and a kroute without the `mcp` extra stil
 # No `from __future__ import annotations`: the SDK reads the tools' annotations at run
 # time, and those name types local to `build`.
 import json
-import os
 import sys
 import threading
 import time
@@ -23,7 +22,7 @@ from router import __version__
 from router.base.errors import DaemonError, KrouteError
 from router.core.config import Config
 from router.integrations.install import InstallError, Plan
-from router.serve import client, launcher, loader, service
+from router.serve import client, launcher, service
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -88,8 +87,7 @@ class Tools:
                 return launcher.ask(self.target, self.env, endpoint, body, source=SOURCE)
             except DaemonError as error:  # it runs but failed this request: so may we
                 _note(f"answering in process ({error.what})")
-        engine = loader.once(self.cfg, self.target.places, os.getuid())  # the daemon's snapshot
-        app = service.in_process(engine, self.env)
+        app = service.standalone(self.cfg, self.target.places, self.env)
         return service.document(app.answer("POST", endpoint, service.encode(body), SOURCE))
 
     def _daemon_up(self) -> bool:

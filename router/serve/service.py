@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import orjson
 
-from router.base import paths
+from router.base import paths, protocol
 from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
 from router.core import config, harness, whynot
@@ -273,6 +273,13 @@ def in_process(engine: Engine, env: Mapping[str, str]) -> App:
     return App(engine, recorder_module.for_engine(engine, env))
 
 
+def standalone(cfg: config.Config, places: paths.Places, env: Mapping[str, str]) -> App:
+    """Return the app that answers in this process when no daemon does (`kroute route
+    --no-daemon`, a hook's slow path, the pre-commit stage, the tool server): over the
+    daemon's snapshot when one serves, else over the catalog read cold (`loader.once`)."""
+    return in_process(loader.once(cfg, places, os.getuid()), env)
+
+
 def document(answer: Answer) -> Any:
     """Return an answer's document, or raise what its error says: RequestError for a bad
     request, KrouteError for anything else (the CLI reports either)."""
@@ -301,8 +308,7 @@ def hook_in_process(
     the same endpoint the daemon serves, over an engine loaded here."""
     cfg = config.load(config_file, root) if config_file else config.bare(root)
     mode = env.get("KROUTE_MODE", "live")
-    engine = loader.once(cfg, paths.places(root, config_file, env, os.getuid()), os.getuid())
-    answer = in_process(engine, env).answer(
+    answer = standalone(cfg, protocol.places_of(root, config_file, env), env).answer(
         "POST", f"{HOOK_PREFIX}{name}/{event}?mode={mode}", raw, f"{name}/{event}"
     )
     return answer.document if answer.status == 200 else ""
