@@ -81,13 +81,13 @@ class Embedder:
         except Exception as error:  # onnxruntime and tokenizers raise their own types
             what = f"cannot load the embedding model {model_id}: {error}"
             raise Unavailable(what, MODEL_FIX) from error
-        self._tokenizer.no_padding()  # batches are padded here, to their longest text
+        self._tokenizer.no_padding()  # each text runs alone, so none is ever padded
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._inputs = {i.name: i.type for i in self._session.get_inputs()}
         self.model_id = f"{model_id}+t{MAX_TOKENS}"
         width = self._session.get_outputs()[0].shape[-1]
         if not isinstance(width, int):  # a symbolic width: embed a text to learn it
-            width = self._run([self._tokenizer.encode("").ids]).shape[1]
+            width = len(self._run(self._tokenizer.encode("").ids))
         self.dimensions: int = width
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
@@ -100,24 +100,20 @@ class Embedder:
         out = np.zeros((len(encoded), self.dimensions), dtype=np.float32)
         if self.threads == 1 or len(encoded) == 1:
             for row, ids in enumerate(encoded):
-                out[row] = self._run([ids])[0]
+                out[row] = self._run(ids)
             return out
         # onnxruntime lets go of the interpreter while it runs, so threads run in parallel
         with ThreadPoolExecutor(self.threads) as pool:
-            for row, vector in enumerate(pool.map(lambda ids: self._run([ids])[0], encoded)):
+            for row, vector in enumerate(pool.map(self._run, encoded)):
                 out[row] = vector
         return out
 
-    def _run(self, batch: list[list[int]]) -> NDArray[np.float32]:
-        """Return the unit mean-pooled vectors of a batch of token id lists."""
+    def _run(self, tokens: list[int]) -> NDArray[np.float32]:
+        """Return the unit mean-pooled vector of one text's token ids."""
         import numpy as np
 
-        width = max(len(ids) for ids in batch)
-        ids = np.zeros((len(batch), width), dtype=np.int64)
-        mask = np.zeros((len(batch), width), dtype=np.int64)
-        for row, tokens in enumerate(batch):
-            ids[row, : len(tokens)] = tokens
-            mask[row, : len(tokens)] = 1
+        ids = np.asarray([tokens], dtype=np.int64)
+        mask = np.ones_like(ids)
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         feeds = {
             name: value.astype(np.int32) if "int32" in self._inputs[name] else value
@@ -129,7 +125,7 @@ class Embedder:
             weights = mask[..., None].astype(np.float32)
             hidden = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(hidden, axis=1, keepdims=True)
-        unit: NDArray[np.float32] = (hidden / np.maximum(norms, 1e-12)).astype(np.float32)
+        unit: NDArray[np.float32] = (hidden / np.maximum(norms, 1e-12)).astype(np.float32)[0]
         return unit
 
 
