@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 
@@ -14,6 +13,8 @@ import pytest
 
 from router.serve import watch
 from router.serve.watch import Batch
+
+from conftest import eventually
 
 # Generous: the real watcher reports in milliseconds; a watch that is gone never does.
 DEADLINE_SECONDS = 20.0
@@ -46,12 +47,7 @@ class Follower:
 
     def wait(self, check: Callable[[], bool]) -> bool:
         """Wait for a condition the watcher reaches asynchronously (not a timing assertion)."""
-        deadline = time.monotonic() + DEADLINE_SECONDS
-        while time.monotonic() < deadline:
-            if check():
-                return True
-            time.sleep(0.02)
-        return check()
+        return eventually(check, DEADLINE_SECONDS)
 
     def close(self) -> None:
         self.stop.set()

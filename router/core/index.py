@@ -110,7 +110,7 @@ TEMPLATE_HEADINGS = frozenset(
         "considered options", "options considered", "decision drivers", "decision makers",
         "deciders", "pros and cons of the options", "alternatives", "alternatives considered",
         "rationale", "implications", "more information", "references", "links", "notes",
-        "related decisions", "technical story", "context and problem statement",
+        "related decisions", "technical story",
     )
 )  # fmt: skip
 

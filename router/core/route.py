@@ -142,9 +142,8 @@ def _assemble(
     words = [*request.task.split(), *request.paths]
     anchors, anchored, governed = anchor.named(index, words, request.root, stop)
     base = replace(base, anchors=anchors)
-    fired = trigger.fired(
-        index.with_triggers(), request.task, stop
-    )  # a pattern may fire on function words alone
+    # a pattern may fire on function words alone
+    fired = trigger.fired(index.with_triggers(), request.task, stop)
     if not weighted and not anchors and not fired:
         return replace(base, silence="no_terms")
     admitted = admission(taxonomy, request)

@@ -147,8 +147,9 @@ def of_task(task: str) -> tuple[Term, ...]:
     return tuple(seen.values())
 
 
-# Where a code identifier's words meet: `readerStateContext`, `HTTPServer`, `parse_args`.
-_IDENTIFIER_JOINS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|_")
+# Where a camel-cased identifier's words meet: `readerStateContext`, `HTTPServer` (normalizing
+# splits `parse_args` already).
+_IDENTIFIER_JOINS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def _with_parts(words: list[str]) -> list[str]:
