@@ -64,7 +64,7 @@ from router.core import config
 from router.core.text import normalize
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
-from router.serve import client, launcher
+from router.serve import client, launcher, loader
 
 SEED = 20261130
 ROWS_PER_JSON = 100
@@ -861,7 +861,8 @@ def bench_size(
 
     began = time.perf_counter()
     load_began_ns = time.time_ns()
-    engine = Engine.load(cfg)
+    # as a daemon loads: the collector held off while the index is built, then frozen
+    engine = loader.load(cfg, None, __version__).engine
     cold_load = time.perf_counter() - began
     indexed = len(engine.index)
     # Today a Markdown file without front matter gives no entry; once ADRs are read, all do.

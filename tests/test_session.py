@@ -18,8 +18,9 @@ from router.serve import service, session
 from conftest import DEMO
 
 EM = "\u2014"
+# Five prompts of one session that reach the same five documents of the demo catalog.
 PROMPTS = [
-    "the webhook signing key leaked in a screenshot, rotate it today",
+    "the webhook signing key showed up in a screenshot, rotate it today",
     "rotate the webhook signing key",
     "after we rotate the signing key, check webhook signatures still verify",
     "the webhook signing key rotation: what are the steps",
@@ -79,9 +80,10 @@ def test_a_route_with_some_pointers_already_shown_says_how_many(engine: Engine) 
     lines = printed.splitlines()
     assert lines[0] == harness.HEADER
     assert [line.split()[0] for line in pointer_lines(printed)] == [
-        "docs/how-to/redeliver-failed-webhook.md"
+        "docs/how-to/redeliver-failed-webhook.md",
+        "docs/specs/webhook-delivery.md",
     ]
-    assert lines[-1] == "  4 more already shown in this session"
+    assert lines[-1] == "  3 more already shown in this session"
 
 
 def test_a_new_session_gets_the_pointers_again(engine: Engine) -> None:

@@ -1,4 +1,5 @@
-"""Route terms (router.core.term): function words, path syntax, plural stems."""
+"""Route terms (router.core.term): function words, path syntax, stems of plurals and
+inflections."""
 
 from __future__ import annotations
 
@@ -28,6 +29,26 @@ from router.core import term
 )
 def test_plurals_fold_onto_one_stem(forms: tuple[str, str], same: bool) -> None:
     assert (term.stem(forms[0]) == term.stem(forms[1])) is same
+
+
+@pytest.mark.parametrize(
+    ("forms", "same"),
+    [
+        (("backtest", "backtesting"), True),
+        (("replay", "replaying"), True),
+        (("retry", "retried", "retrying"), True),
+        (("cache", "cached", "caching"), True),
+        (("route", "routed", "routing"), True),
+        (("embed", "embedded", "embedding"), True),
+        (("commit", "committed"), True),
+        (("install", "installed"), True),
+        (("deploy", "deployed", "deployments"), False),  # a derivation is another word
+        (("string", "str"), False),  # what is left must be a stem
+        (("speed", "sp"), False),
+    ],
+)
+def test_inflections_fold_onto_one_stem(forms: tuple[str, ...], same: bool) -> None:
+    assert (len({term.stem(f) for f in forms}) == 1) is same
 
 
 def test_short_words_and_words_with_digits_stay() -> None:

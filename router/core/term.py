@@ -2,8 +2,9 @@
 
 Seed 1's tokens (`text.tokens`) were made for short problem statements; an agent's prompt is
 conversation ("why do we ...", "can you please ..."). The ranker therefore drops function
-words, leaves path syntax to the anchors, and folds plurals onto one stem, so "rotations"
-meets "rotation" and "retries" meets "retry". The explain record keeps seed 1's tokens.
+words, leaves path syntax to the anchors, and folds plurals and -ed/-ing forms onto one
+stem, so "rotations" meets "rotation" and "retried" meets "retries". The explain record keeps
+seed 1's tokens.
 
 Pure: every function here is a function of its arguments alone.
 """
@@ -97,23 +98,47 @@ def stem(token: str) -> str:
 
 
 def fold(token: str) -> str:
-    """Return the plural-folded stem of a normalized token.
+    """Return the stem of a normalized token: plurals and the -ed/-ing forms of a word fold
+    onto one stem.
 
-    Only plurals fold (`retries` -> `retry`, `caches`/`cache` -> `cach`, `statuses` ->
-    `status`, `docs` -> `doc`); words ending in ss/us/is, short words and words holding
-    digits stay as they are. Both the index and the task go through this, so a stem only
-    has to be the same for the forms of one word, not an English word itself."""
+    `retries`/`retried`/`retrying` -> `retry`, `caches`/`cached`/`caching` -> `cach`,
+    `statuses` -> `status`, `embedded`/`embedding` -> `embed`; words ending in ss/us/is,
+    short words, words holding digits and stems shorter than MIN_STEM_CHARS stay as they
+    are. Only inflections fold, never derivations (`-ation`, `-ize`): those change what a
+    word names. Both the index and the task go through this, so a stem only has to be the
+    same for the forms of one word, not an English word itself."""
     if len(token) <= 3 or not token.isalpha():
         return token
-    if token.endswith("ies") and len(token) > 4:
+    if token.endswith(("ies", "ied")) and len(token) > 4:
         return token[:-3] + "y"
     if token.endswith(("sses", "uses")):
         return token[:-2]
     if token.endswith("s") and not token.endswith(("ss", "us", "is")):
         token = token[:-1]
+    token = _uninflected(token)
     if token.endswith("e") and len(token) - 1 >= MIN_STEM_CHARS:
         token = token[:-1]
     return sys.intern(token)
+
+
+INFLECTIONS = ("ing", "ed")
+_VOWELS = frozenset("aeiouy")
+
+
+def _uninflected(token: str) -> str:
+    """Return a token without its -ed or -ing ending when what is left is a stem: at least
+    MIN_STEM_CHARS long and holding a vowel (`embedded` -> `embed`, `string` stays). A
+    doubled final consonant is undone (`committed` -> `commit`), but not l, s or z, which
+    words end in doubled (`installed` -> `install`)."""
+    for ending in INFLECTIONS:
+        if token.endswith(ending):
+            base = token[: -len(ending)]
+            if len(base) < MIN_STEM_CHARS or _VOWELS.isdisjoint(base):
+                return token
+            if len(base) > MIN_STEM_CHARS and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]
+            return base
+    return token
 
 
 def is_function_word(token: str) -> bool:
