@@ -51,6 +51,34 @@ def test_inflections_fold_onto_one_stem(forms: tuple[str, ...], same: bool) -> N
     assert (len({term.stem(f) for f in forms}) == 1) is same
 
 
+@pytest.mark.parametrize(
+    "pair",
+    [
+        ("colour", "color"),
+        ("behaviours", "behaviors"),
+        ("licence", "license"),
+        ("defence", "defense"),
+        ("catalogue", "catalog"),
+        ("serialiser", "serializer"),
+        ("organisation", "organization"),
+        ("quantised", "quantized"),
+        ("analyse", "analyze"),
+        ("centred", "centered"),
+        ("cancelled", "canceled"),
+        ("modelling", "modeling"),
+    ],
+)
+def test_british_and_american_spellings_fold_together(pair: tuple[str, str]) -> None:
+    assert term.stem(pair[0]) == term.stem(pair[1])
+
+
+@pytest.mark.parametrize(
+    ("word", "other"), [("hour", "hor"), ("spelled", "speled"), ("raise", "raize")]
+)
+def test_short_words_that_only_end_alike_keep_their_spelling(word: str, other: str) -> None:
+    assert term.stem(word) != term.stem(other)
+
+
 def test_short_words_and_words_with_digits_stay() -> None:
     assert [term.stem(w) for w in ("aws", "ios", "s3", "v2s", "k8s")] == [
         "aws",

@@ -98,8 +98,8 @@ def stem(token: str) -> str:
 
 
 def fold(token: str) -> str:
-    """Return the stem of a normalized token: plurals and the -ed/-ing forms of a word fold
-    onto one stem.
+    """Return the stem of a normalized token: plurals, the -ed/-ing forms of a word and its
+    British and American spellings fold onto one stem.
 
     `retries`/`retried`/`retrying` -> `retry`, `caches`/`cached`/`caching` -> `cach`,
     `statuses` -> `status`, `embedded`/`embedding` -> `embed`; words ending in ss/us/is,
@@ -109,6 +109,7 @@ def fold(token: str) -> str:
     same for the forms of one word, not an English word itself."""
     if len(token) <= 3 or not token.isalpha():
         return token
+    token = _one_spelling(token)
     if token.endswith(("ies", "ied")) and len(token) > 4:
         return token[:-3] + "y"
     if token.endswith(("sses", "uses")):
@@ -119,6 +120,30 @@ def fold(token: str) -> str:
     if token.endswith("e") and len(token) - 1 >= MIN_STEM_CHARS:
         token = token[:-1]
     return sys.intern(token)
+
+
+# British spellings and their American twins, as whole-word endings: catalogs and the people
+# who prompt agents write both (`colour`/`color`, `licence`/`license`, `catalogue`/`catalog`,
+# `serialise`/`serialize`, `centre`/`center`, `cancelled`/`canceled`). Each pattern asks for
+# a few letters before the ending, so short words that merely end alike (`hour`, `raise`,
+# `spelled`) stay as they are; both the index and the task fold, so a rewrite only has to be
+# the same for the two spellings of one word.
+_SPELLINGS = (
+    (re.compile(r"(?<=[a-z]{3})our(s|ed|ing|ite|ites|able|ful)?$"), r"or\1"),
+    (re.compile(r"(?<=[a-z]{3}[iy])s(e|ed|es|er|ers|ing|ation|ations)$"), r"z\1"),
+    (re.compile(r"(?<=[a-z]{2}[cf])ence(s|d)?$"), r"ense\1"),
+    (re.compile(r"(?<=[a-z]{3})ogue(s)?$"), r"og\1"),
+    (re.compile(r"(?<=[a-z]{2}[tb])re(s)?$"), r"er\1"),
+    (re.compile(r"(?<=[a-z]{2}[tb])red$"), "ered"),
+    (re.compile(r"(?<=[a-z]{3}e)ll(ed|ing|er|ers)$"), r"l\1"),
+)
+
+
+def _one_spelling(token: str) -> str:
+    """Return the American spelling of a word written the British way (else the word)."""
+    for british, american in _SPELLINGS:
+        token = british.sub(american, token)
+    return token
 
 
 INFLECTIONS = ("ing", "ed")
