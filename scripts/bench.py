@@ -1421,6 +1421,24 @@ def bench_symbols() -> str:
 
 
 REPOSITORY = Path(__file__).resolve().parents[1]
+HOSTILE = REPOSITORY / "fixtures" / "hostile"
+
+
+def bench_hostile() -> str:
+    """Return how long loading the hostile fixture catalog takes (an alias bomb, a recursive
+    alias, globs that cannot compile, a list nested a thousand deep, an entry past the
+    limits), best of five: each is refused or cut as it is read, never expanded. The tests
+    hold it to a hang deadline; how fast is this figure's business."""
+    cfg = config.load(HOSTILE / "kroute.toml")
+    best = math.inf
+    for _ in range(5):
+        began = time.perf_counter()
+        loaded = Engine.load(cfg)
+        best = min(best, time.perf_counter() - began)
+    return (
+        f"hostile fixture catalog ({len(loaded.catalog.files)} files, best of 5, target under "
+        f"500 ms): {best * 1000:.1f} ms"
+    )
 
 
 def int_list(text: str) -> tuple[int, ...]:
@@ -1510,6 +1528,7 @@ def main() -> None:
     print()
     print(bench_intent())
     print(bench_symbols())
+    print(bench_hostile())
     if args.json:
         print(json.dumps(results, indent=2))
 

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -815,17 +814,16 @@ def test_a_symlink_loop_is_an_error_on_that_file(tmp_path: Path) -> None:  # 7
     assert after.diagnostics == cat.diagnostics and ids(after) == ["good"]
 
 
-def test_the_alias_bomb_of_the_report_is_refused_in_milliseconds(tmp_path: Path) -> None:  # 5
-    # frontmatter already refused it; this holds the whole load to the bound
+def test_the_alias_bomb_of_the_report_is_refused_without_expanding(tmp_path: Path) -> None:  # 5
+    # frontmatter already refused it; this holds the whole load to the deadline (how fast it
+    # is refused is a benchmark's business, not a test's)
     bomb = (HOSTILE / "docs" / "alias-bomb.md").read_text("utf-8")
     assert len(bomb) < 500 and bomb.count("*") == 72  # 9**8 targets once expanded
     write(tmp_path, "docs/bomb.md", bomb)
     # seven levels: 63 aliases, within MAX_ALIASES, for 4.8 million targets
     write(tmp_path, "docs/bomb7.md", bomb.replace("    - &i [*h" + ",*h" * 8 + "]\n", ""))
     write(tmp_path, "docs/good.md", doc("good"))
-    started = time.perf_counter()
     cat = within(DEADLINE, lambda: load(tmp_path))
-    assert time.perf_counter() - started < 0.5
     assert ids(cat) == ["good"]
     assert "aliases beyond what a catalog needs" in only(cat, "docs/bomb.md").problem
     assert "aliases beyond what a catalog needs" in only(cat, "docs/bomb7.md").problem
@@ -864,9 +862,7 @@ def test_an_entry_past_the_limits_is_cut_with_a_warning(tmp_path: Path) -> None:
     write(tmp_path, "docs/many.md", many)
     summary = "summary " * 2000
     write(tmp_path, "docs/long.md", doc("long", extra=f"summary: {summary}\n"))
-    started = time.perf_counter()
     cat = within(DEADLINE, lambda: load(tmp_path))
-    assert time.perf_counter() - started < 0.5
     by_id = {e.id: e for e in cat.entries}
     assert by_id["many-governs"].governs == tuple(
         f"src/module{i}/**" for i in range(limit.MAX_GOVERNS)
