@@ -53,6 +53,30 @@ def test_reach_names_each_term_and_the_field_or_section_it_reached() -> None:
     assert quick.words == reached.words and quick.fields[0][0] == "body"
 
 
+def test_the_words_inside_a_documents_code_identifiers_reach_it() -> None:
+    index = Index(
+        [
+            doc("hooks", title="Data loading", summary="Fetch in a useEffect with a cleanup."),
+            doc(
+                "body",
+                title="Client state",
+                body=(Section("Decision", "Wrap it in a ReaderStateContext."),),
+            ),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)],
+        ]
+    )
+    assert ranked(index, "which effect runs the fetch")[0][1] == "docs/hooks.md"
+    weighted = rank.scoring(rank.weigh(index, term.of_task("the fetch effect")), index.size)
+    reached = rank.reach(index, index.slot_of("hooks"), weighted)
+    assert reached.fields == (("summary", ("fetch", "effect")),)
+    # held only inside `useEffect`: silence weighs it as a body mention, `fetch` as a summary's
+    assert dict(reached.tiers) == {"fetch": 1, "effect": 4}
+    in_body = rank.reach(
+        index, index.slot_of("body"), rank.weigh(index, term.of_task("reader context"))
+    )
+    assert in_body.fields == (("body (Decision)", ("reader", "context")),)
+
+
 def test_a_template_heading_is_structure_not_a_word_of_the_record() -> None:
     # every record has a `## Context` section; only one is about a React context
     records = [

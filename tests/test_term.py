@@ -3,6 +3,8 @@ inflections."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -77,6 +79,21 @@ def test_british_and_american_spellings_fold_together(pair: tuple[str, str]) -> 
 )
 def test_short_words_that_only_end_alike_keep_their_spelling(word: str, other: str) -> None:
     assert term.stem(word) != term.stem(other)
+
+
+def test_the_parts_of_a_texts_code_identifiers() -> None:
+    assert term.parts("call useEffect, then HTTPServer and createAsyncThunk") == (
+        "use effect http server create async thunk"
+    )
+    assert term.parts("plain words, snake_case and UPPER stay whole") == ""
+
+
+@pytest.mark.parametrize("shape", ["a" * 200_000, "aA" * 100_000, "A" * 200_000, "ab " * 70_000])
+def test_finding_identifiers_stays_linear_on_hostile_text(shape: str) -> None:
+    # a backtracking pattern would take minutes here; the deadline only catches a hang
+    started = time.monotonic()
+    term.parts(shape)
+    assert time.monotonic() - started < 5
 
 
 def test_short_words_and_words_with_digits_stay() -> None:

@@ -33,6 +33,8 @@ class Field:
     tokens: tuple[str, ...]  # a tuple, not a set: a field holds a few words, and sets are big
     note: str | None = None  # the note id, for fields of a note
     section: str | None = None  # the heading, for a body section
+    # the words inside the field's code identifiers (`term.parts`): the ranker's, not seed 1's
+    parts: str = ""
 
     @property
     def label(self) -> str:
@@ -94,7 +96,8 @@ def fields_of(item: Entry) -> tuple[Field, ...]:
     for tier, name, value, note_id in raw:
         normal = text.normalize(value)
         if normal:
-            out.append(Field(tier, name, normal, text.tokens_of_normal(normal), note_id))
+            tokens = text.tokens_of_normal(normal)
+            out.append(Field(tier, name, normal, tokens, note_id, parts=term.parts(value)))
     return tuple(out)
 
 
@@ -137,8 +140,8 @@ def body_fields(item: Entry) -> tuple[Field, ...]:
 
 def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float]], set[str]]:
     """Return, per tier, the ranker's stem counts of an entry's fields and body (each at its
-    field's `weight.share`), and seed 1's distinct exact tokens of them (what df counts),
-    read in one pass."""
+    field's `weight.share`; the words inside code identifiers count as occurrences too),
+    and seed 1's distinct exact tokens of them (what df counts), read in one pass."""
     tiers: list[dict[str, float]] = [{} for _ in TIER_NAMES]
     exact: set[str] = set()
     for fld in fields:
@@ -146,11 +149,16 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float
         counts, share = tiers[fld.tier], weight.share(fld.name)
         for stem, n in stems.items():
             counts[stem] = counts.get(stem, 0.0) + n * share
+        for stem, n in term.read(fld.parts)[0].items():
+            counts[stem] = counts.get(stem, 0.0) + n * share
         exact.update(tokens)
     if item.body:
-        stems, tokens = term.read(text.normalize(" ".join(section_words(s) for s in item.body)))
+        raw = " ".join(section_words(s) for s in item.body)
+        stems, tokens = term.read(text.normalize(raw))
         body = tiers[BODY]
         for stem, n in stems.items():
+            body[stem] = body.get(stem, 0.0) + n
+        for stem, n in term.read(term.parts(raw))[0].items():
             body[stem] = body.get(stem, 0.0) + n
         exact.update(tokens)
     return tiers, exact

@@ -48,7 +48,9 @@ class Reach:
 
     words: tuple[str, ...]  # task words, task order
     fields: tuple[tuple[str, tuple[str, ...]], ...]  # (field label, words), best field first
-    tiers: tuple[tuple[str, int], ...] = ()  # (task word, tier of the field it reached)
+    # (task word, tier of the field it reached; the body's tier when that field holds the word
+    # only inside a code identifier: what silence weighs it by)
+    tiers: tuple[tuple[str, int], ...] = ()
     notes: tuple[str, ...] = ()  # ids of the curated notes a term reached, notes' order
 
     @property
@@ -176,32 +178,42 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
     stem = term.stem
     fields: list[Field] = list(indexed.fields)
     function = term.FUNCTION_WORDS
-    stems_of = [{stem(x) for x in f.tokens if x not in function} & wanted for f in fields]
+    stems_of = [
+        {stem(x) for x in (*f.tokens, *f.parts.split()) if x not in function} & wanted
+        for f in fields
+    ]
+    # stems a field holds only inside a code identifier: evidence of less than its tier
+    only_parts = [
+        held - {stem(x) for x in f.tokens} if f.parts else set()
+        for f, held in zip(fields, stems_of, strict=True)
+    ]
     found = set().union(*stems_of)
     if indexed.entry.body and not wanted <= found and not sections:
         in_body = {s for s in wanted - found if holds(index, slot, s)}
         fields.append(Field(BODY, "body", "", ()))
         stems_of.append(in_body)
+        only_parts.append(set())
     elif indexed.entry.body and not wanted <= found:
         # the body is read only for what the fields above it did not hold; a section's
         # heading counts as its words (the ranker indexes it so)
         for section in indexed.entry.body:
-            normal = text.normalize(section_words(section))
+            raw = section_words(section)
+            normal = text.normalize(raw)
             fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
-            held = {x for x in normal.split() if x not in function}
+            held = {x for x in (*normal.split(), *term.parts(raw).split()) if x not in function}
             stems_of.append({stem(x) for x in held} & (wanted - found))
+            only_parts.append(set())
     groups: dict[str, list[str]] = {}
     tiers: list[tuple[str, int]] = []
     noted: set[str] = set()
     words: list[str] = []
     for w in sorted(weighted, key=lambda w: -w.idf):
-        best = next(
-            (f for f, held in zip(fields, stems_of, strict=True) if w.term.stem in held), None
-        )
-        if best is None:
+        at = next((i for i, held in enumerate(stems_of) if w.term.stem in held), None)
+        if at is None:
             continue
+        best = fields[at]
         words.append(w.term.word)
-        tiers.append((w.term.word, best.tier))
+        tiers.append((w.term.word, BODY if w.term.stem in only_parts[at] else best.tier))
         if best.note is not None:
             noted.add(best.note)
         groups.setdefault(best.label, []).append(w.term.word)

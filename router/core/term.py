@@ -202,6 +202,28 @@ def of_task(task: str) -> tuple[Term, ...]:
 _IDENTIFIER_JOINS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+# A word holding a case change inside it: a code identifier (`useEffect`, `HTTPServer`). The
+# lookahead scans one word from its start only (`\b`), so the search is linear in the text.
+_LOWER = b"abcdefghijklmnopqrstuvwxyz0123456789"
+_UPPER = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# every lower-case letter and digit to `a`, every capital to `A`, all else as it is
+_SHAPES = bytes.maketrans(_LOWER + _UPPER, b"a" * len(_LOWER) + b"A" * len(_UPPER))
+_IDENTIFIER = re.compile(r"\b(?=\w*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]))\w++")
+
+
+def parts(raw: str) -> str:
+    """Return the words inside the code identifiers of a text as written (not normalized),
+    normalized and space-joined, "" when it holds none: a document saying `useEffect` is
+    also about an effect, as a task naming it is (`of_task`)."""
+    # Most prose holds no identifier: its letters' shapes, read in C calls, say so at once
+    # (a regular expression's scan over every body would cost a fifth of a catalog's load).
+    shapes = raw.encode("utf-8", "ignore").translate(_SHAPES)
+    if b"aA" not in shapes and b"AAa" not in shapes:
+        return ""
+    found = [part for word in _IDENTIFIER.findall(raw) for part in _IDENTIFIER_JOINS.split(word)]
+    return text.normalize(" ".join(found)) if found else ""
+
+
 def _with_parts(words: list[str]) -> list[str]:
     """Return the words, each code identifier followed by its parts: a task naming
     `ReaderStateContext` is about a React context, and a document says `context`."""
