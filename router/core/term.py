@@ -2,9 +2,10 @@
 
 Seed 1's tokens (`text.tokens`) were made for short problem statements; an agent's prompt is
 conversation ("why do we ...", "can you please ..."). The ranker therefore drops function
-words, leaves path syntax to the anchors, and folds plurals and -ed/-ing forms onto one
-stem, so "rotations" meets "rotation" and "retried" meets "retries". The explain record keeps
-seed 1's tokens.
+words, leaves path syntax to the anchors, folds plurals, -ed/-ing forms and British and
+American spellings onto one stem ("retried" meets "retries", "licence" meets "license"), and
+reads the words inside code identifiers (`useEffect`). The explain record keeps seed 1's
+tokens.
 
 Pure: every function here is a function of its arguments alone.
 """
@@ -202,12 +203,12 @@ def of_task(task: str) -> tuple[Term, ...]:
 _IDENTIFIER_JOINS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
-# A word holding a case change inside it: a code identifier (`useEffect`, `HTTPServer`). The
-# lookahead scans one word from its start only (`\b`), so the search is linear in the text.
 _LOWER = b"abcdefghijklmnopqrstuvwxyz0123456789"
 _UPPER = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # every lower-case letter and digit to `a`, every capital to `A`, all else as it is
 _SHAPES = bytes.maketrans(_LOWER + _UPPER, b"a" * len(_LOWER) + b"A" * len(_UPPER))
+# A word holding a case change inside it: a code identifier (`useEffect`, `HTTPServer`). The
+# lookahead scans one word from its start only (`\b`), so the search is linear in the text.
 _IDENTIFIER = re.compile(r"\b(?=\w*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]))\w++")
 
 
