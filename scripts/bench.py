@@ -697,6 +697,25 @@ SHORT = "short"  # the query set of the short tasks; the others are named by the
 TOP_K = 5  # the hits scripts/anchors.py reads out of each anchor (its TOP)
 
 
+def made_venv(venv: Path, *install: str) -> str | None:
+    """Make a fresh venv at `venv` (`python -m venv --clear`) and pip-install `install` (pip's
+    arguments) into it; return None when both steps worked, else why not (the last line
+    the failing step said)."""
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    try:
+        for step in (
+            [sys.executable, "-m", "venv", "--clear", str(venv)],
+            [*pip, "--disable-pip-version-check", *install],
+        ):
+            subprocess.run(
+                step, check=True, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S
+            )
+    except (OSError, subprocess.SubprocessError) as error:
+        said = (getattr(error, "stderr", None) or str(error)).strip().splitlines()
+        return said[-1] if said else type(error).__name__
+    return None
+
+
 def anchors_python(workdir: Path) -> tuple[Path | None, str]:
     """Return the python of the anchors' venv under `workdir` (made with `python -m venv`
     and ANCHORS installed into it with pip the first time, reused after) and a line saying
@@ -706,15 +725,8 @@ def anchors_python(workdir: Path) -> tuple[Path | None, str]:
     probe = [str(python), "-c", f"import {', '.join(ANCHORS)}"]
     if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
         return python, f"anchors: reusing {venv}"
-    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    try:
-        for step in ([sys.executable, "-m", "venv", "--clear", str(venv)], [*pip, *ANCHORS]):
-            subprocess.run(
-                step, check=True, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S
-            )
-    except (OSError, subprocess.SubprocessError) as error:
-        said = (getattr(error, "stderr", None) or str(error)).strip().splitlines()
-        why = said[-1] if said else type(error).__name__
+    why = made_venv(venv, *ANCHORS)
+    if why is not None:
         return None, (
             f"anchors: could not install {' '.join(ANCHORS)} into {venv} ({why}); "
             "carrying on without anchor rows"
@@ -1299,18 +1311,9 @@ def installed_hook(workdir: Path) -> tuple[Path | None, str]:
     `kroute-hook` needs nothing but the standard library, so the package is installed
     without its dependencies."""
     venv = workdir / HOOK_VENV
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-    try:
-        for step in (
-            [sys.executable, "-m", "venv", "--clear", str(venv)],
-            [*pip, "--disable-pip-version-check", "--no-deps", str(REPOSITORY)],
-        ):
-            subprocess.run(
-                step, check=True, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S
-            )
-    except (OSError, subprocess.SubprocessError) as error:
-        said = (getattr(error, "stderr", None) or str(error)).strip().splitlines()
-        return None, f"hooks: no regular install in {venv} ({said[-1] if said else error})"
+    why = made_venv(venv, "--no-deps", str(REPOSITORY))
+    if why is not None:
+        return None, f"hooks: no regular install in {venv} ({why})"
     return venv / "bin" / "kroute-hook", f"hooks: installed this checkout into {venv}"
 
 

@@ -149,8 +149,9 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float
         counts, share = tiers[fld.tier], weight.share(fld.name)
         for stem, n in stems.items():
             counts[stem] = counts.get(stem, 0.0) + n * share
-        for stem, n in term.read(fld.parts)[0].items():
-            counts[stem] = counts.get(stem, 0.0) + n * share
+        if fld.parts:
+            for stem, n in term.read(fld.parts)[0].items():
+                counts[stem] = counts.get(stem, 0.0) + n * share
         exact.update(tokens)
     if item.body:
         raw = " ".join(section_words(s) for s in item.body)

@@ -178,15 +178,13 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
     stem = term.stem
     fields: list[Field] = list(indexed.fields)
     function = term.FUNCTION_WORDS
-    stems_of = [
-        {stem(x) for x in (*f.tokens, *f.parts.split()) if x not in function} & wanted
-        for f in fields
-    ]
-    # stems a field holds only inside a code identifier: evidence of less than its tier
-    only_parts = [
-        held - {stem(x) for x in f.tokens} if f.parts else set()
-        for f, held in zip(fields, stems_of, strict=True)
-    ]
+    stems_of: list[set[str]] = []
+    only_parts: list[set[str]] = []  # held only inside a code identifier: less than its tier
+    for f in fields:
+        held = {stem(x) for x in f.tokens if x not in function} & wanted
+        inside = {stem(x) for x in f.parts.split() if x not in function} & wanted - held
+        stems_of.append(held | inside)
+        only_parts.append(inside)
     found = set().union(*stems_of)
     if indexed.entry.body and not wanted <= found and not sections:
         in_body = {s for s in wanted - found if holds(index, slot, s)}

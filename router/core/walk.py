@@ -45,11 +45,16 @@ def is_catalog_path(config: Config, relpath: str) -> bool:
     """Return whether a repository-relative file path belongs to the catalog."""
     if format_of(relpath) is None:
         return False
-    if any(part in SKIP_DIRS for part in relpath.split("/")[:-1]):
+    if _skipped(relpath.rpartition("/")[0]):
         return False
     if _excluded(config, relpath):
         return False
     return any(_under(relpath, root) for root in config.roots)
+
+
+def _skipped(folder: str) -> bool:
+    """Return whether a repository-relative folder lies in a skipped directory."""
+    return any(part in SKIP_DIRS for part in folder.split("/"))
 
 
 def _excluded(config: Config, relpath: str) -> bool:
@@ -102,7 +107,7 @@ def _walk(
                 found.add(rel)
             continue
         prefix = _relative(base, top)
-        if prefix is None or any(part in SKIP_DIRS for part in prefix.split("/")):
+        if prefix is None or _skipped(prefix):
             continue
         pending = [(str(top), "" if prefix == "." else prefix)]
         while pending:
