@@ -53,6 +53,34 @@ def test_reach_names_each_term_and_the_field_or_section_it_reached() -> None:
     assert quick.words == reached.words and quick.fields[0][0] == "body"
 
 
+def test_reach_finds_the_first_section_holding_each_form_of_a_word() -> None:
+    # sections are skipped unread when their letters lack a term's probe: a British or
+    # inflected form, an identifier's part or a non-ASCII section must still be found
+    index = Index(
+        [
+            doc(
+                "a",
+                title="Distribution",
+                body=(
+                    Section("Scope", "Nothing here about the matter at hand."),
+                    Section("Licences", "Every bundle ships its licences."),
+                    Section("Colours", "The banner's colours follow the terminal."),
+                    Section("Ελληνικά", "Η ΟΔΟΣ: HTTPServer retried the catalogue twice."),
+                    Section("Later", "More licenses and more colors."),
+                ),
+            ),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)],
+        ]
+    )
+    weighted = rank.weigh(index, term.of_task("license color retry catalog server"))
+    reached = rank.reach(index, index.slot_of("a"), rank.scoring(weighted, index.size))
+    assert dict(reached.fields) == {
+        "body (Licences)": ("license",),
+        "body (Colours)": ("color",),
+        "body (Ελληνικά)": ("retry", "catalog", "server"),
+    }
+
+
 def test_the_words_inside_a_documents_code_identifiers_reach_it() -> None:
     index = Index(
         [

@@ -81,6 +81,34 @@ def test_short_words_that_only_end_alike_keep_their_spelling(word: str, other: s
     assert term.stem(word) != term.stem(other)
 
 
+# Endings that fold rewrites or cuts, the British ones included: a word of any stem ending in
+# one of these must still hold its stem's probe, or the ranker would skip the body section
+# that holds it.
+FOLDED_ENDINGS = (
+    "", "s", "es", "ies", "ied", "ed", "ing", "e", "y", "ss", "us", "uses", "sses",
+    "our", "ours", "oured", "ouring", "ourite", "ourites", "ourable", "ourful",
+    "ise", "ised", "ises", "iser", "isers", "ising", "isation", "isations",
+    "yse", "ysed", "ysing", "ence", "ences", "enced", "ogue", "ogues",
+    "tre", "tres", "tred", "bre", "elled", "elling", "eller", "ellers", "tted", "tting",
+)  # fmt: skip
+
+
+@given(st.text(alphabet="abcdeilnorstuyz", min_size=0, max_size=9), st.sampled_from(FOLDED_ENDINGS))
+def test_every_word_of_a_stem_holds_its_probe(start: str, ending: str) -> None:
+    word = start + ending
+    assert term.probe(term.stem(word)) in word
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["retried", "colourful", "favourites", "licences", "catalogues", "serialisations",
+     "centres", "travellers", "committed", "analysing", "flies", "statuses"],
+)  # fmt: skip
+def test_a_probe_is_in_every_form_that_folds_onto_its_stem(word: str) -> None:
+    probe = term.probe(term.stem(word))
+    assert probe and probe in word
+
+
 def test_the_parts_of_a_texts_code_identifiers() -> None:
     assert term.parts("call useEffect, then HTTPServer and createAsyncThunk") == (
         "use effect http server create async thunk"

@@ -192,15 +192,28 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
         stems_of.append(in_body)
         only_parts.append(set())
     elif indexed.entry.body and not wanted <= found:
-        # the body is read only for what the fields above it did not hold; a section's
-        # heading counts as its words (the ranker indexes it so)
+        # the body is read only for what the fields above it did not hold, and a section word
+        # by word only when its letters hold one of those stems' probes (a C-level search:
+        # most sections of a long body hold none); a section's heading counts as its words
+        # (the ranker indexes it so)
+        todo = {s: term.probe(s) for s in wanted - found}
         for section in indexed.entry.body:
             raw = section_words(section)
+            if raw.isascii():  # lowercasing a part alone can differ elsewhere (final sigma)
+                lower = raw.lower()
+                if not any(p in lower for p in todo.values()):
+                    continue
             normal = text.normalize(raw)
-            fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
             held = {x for x in (*normal.split(), *term.parts(raw).split()) if x not in function}
-            stems_of.append({stem(x) for x in held} & (wanted - found))
-            only_parts.append(set())
+            reached = {stem(x) for x in held} & todo.keys()
+            if reached:
+                fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
+                stems_of.append(reached)
+                only_parts.append(set())
+                for s in reached:
+                    del todo[s]
+                if not todo:
+                    break
     groups: dict[str, list[str]] = {}
     tiers: list[tuple[str, int]] = []
     noted: set[str] = set()

@@ -147,6 +147,29 @@ def _one_spelling(token: str) -> str:
     return token
 
 
+def probe(stem_: str) -> str:
+    """Return a piece of `stem_` that every word folding onto it holds (`fold`): its start,
+    cut before the letters a fold may have rewritten. A text whose lowercased letters lack
+    the probe holds no word of that stem, so the ranker skips reading it word by word.
+
+    `fold` rewrites only a word's ending: a final `y` may have been `ies`/`ied`, a `z` an
+    `s` (serialise), `ens` `enc` (licence), `or` `our` (colourful), `er` `re` (centre) or
+    `ller` (traveller); everything else it does is cutting a suffix off."""
+    cut = len(stem_)
+    if stem_.endswith("y"):
+        cut -= 1
+    if "z" in stem_:
+        cut = min(cut, stem_.rindex("z"))
+    if stem_.endswith("ens"):
+        cut = min(cut, len(stem_) - 1)
+    if stem_.endswith("er"):
+        cut = min(cut, len(stem_) - 2)
+    for ending in ("or", "orit", "orabl", "orful"):
+        if stem_.endswith(ending):
+            cut = min(cut, len(stem_) - len(ending) + 1)
+    return stem_[:cut]
+
+
 INFLECTIONS = ("ing", "ed")
 _VOWELS = frozenset("aeiouy")
 
