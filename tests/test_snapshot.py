@@ -80,6 +80,49 @@ def test_a_restored_engine_routes_as_a_cold_one(repo: Path, tmp_path: Path) -> N
     assert restored.engine.catalog.fingerprint == Engine.load(cfg).catalog.fingerprint
 
 
+def test_a_restored_index_reads_bodies_and_postings_from_the_mapped_file(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A restart does not copy bodies and postings in: they stay in the snapshot file, mapped,
+    and evidence still names the body section a word reached."""
+    cfg, path = saved(repo, tmp_path)
+    restored = snapshot.restore(cfg, path, __version__)
+    assert restored is not None
+    index = restored.engine.index
+    with_body = [i.entry for i in index if i.entry.body]
+    assert with_body and all(isinstance(e.body, snapshot.MappedBody) for e in with_body)
+    cold = {e.id: e for e in Engine.load(cfg).index.entries()}
+    assert all(tuple(e.body) == cold[e.id].body and e.body == cold[e.id].body for e in with_body)
+    assert all(isinstance(p.slots, memoryview) for p in index._postings.values())
+    task = "the pager fires on consumer lag"  # "pager" and "fires" are in a body alone
+    mapped = restored.engine.route(request.route({"task": task}, cfg))
+    assert mapped == Engine.load(cfg).route(request.route({"task": task}, cfg))
+    reached = {f["field"]: f["terms"] for f in mapped["pointers"][0]["evidence"]["fields"]}
+    assert reached["body (text)"] == ["pager", "fires"]
+
+
+def test_a_restored_engine_changed_and_saved_again_restores_as_a_cold_one(
+    repo: Path, tmp_path: Path
+) -> None:
+    """A posting mapped from the file is copied out when a change touches it, and a snapshot
+    of a restored engine (its bodies still mapped) reads back whole."""
+    cfg, path = saved(repo, tmp_path)
+    restored = snapshot.restore(cfg, path, __version__)
+    assert restored is not None
+    docs = repo / "docs" / "how-to"
+    (docs / "new.md").write_text(NEW_DOC.format(n=2, words="webhook sloth"))
+    relpath = "docs/how-to/new.md"
+    engine = restored.engine
+    engine.update([relpath])
+    assert routes(engine, cfg) == routes(Engine.load(cfg), cfg)
+    again = tmp_path / "again.pickle"
+    snapshot.save(engine, again, time.time_ns())
+    path.unlink()  # the first file's mapping stays valid; the second must not need it
+    second = snapshot.restore(cfg, again, __version__)
+    assert second is not None
+    assert routes(second.engine, cfg) == routes(Engine.load(cfg), cfg)
+
+
 def test_files_changed_since_are_read_again_and_only_they(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,7 @@ for one id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -81,7 +81,9 @@ class Entry:
     source_kind: str = ""
     facets: tuple[tuple[str, str], ...] = ()
     is_row: bool = False  # a row of a JSON catalog: its path is not a family_text field
-    body: tuple[Section, ...] = ()  # the lowest tier; never returned, only routed on
+    # the lowest tier; never returned, only routed on. A tuple, or (restored from a snapshot)
+    # a read-only sequence decoded from the mapped snapshot file when read.
+    body: Sequence[Section] = ()
     keywords: tuple[str, ...] = ()  # trigger phrases (skill-rules.json): structured tier
     intent_patterns: tuple[str, ...] = ()  # trigger regexes (skill-rules.json)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from router.core import markdown, pattern, term, text, weight
@@ -171,22 +171,58 @@ IMPACT_STEP = (weight.K1 + 1) / 255
 _PER_STEP = 1 / IMPACT_STEP
 
 
-class _Posting:
+def _array(typecode: str, values: Sequence[int]) -> array[int]:
+    """Return an array of `values`: a memory copy from a view of a mapped snapshot."""
+    out = array(typecode)
+    if isinstance(values, memoryview):
+        out.frombytes(values.cast("B"))  # a view's bytes, copied at C speed
+    else:
+        out.extend(values)
+    return out
+
+
+class Posting:
     """The entries holding one stem: slots in ascending order, and each one's impact in
-    steps of IMPACT_STEP."""
+    steps of IMPACT_STEP.
+
+    Restored from a snapshot, the two are read-only views of the snapshot file mapped in
+    memory (`snapshot`): the daemon need not copy a third of a gigabyte in before it
+    answers. The first change makes them arrays of its own (`own`)."""
 
     __slots__ = ("ceiling", "impacts", "slots")
 
-    def __init__(self) -> None:
-        self.slots = array("i")
-        self.impacts = array("B")
-        self.ceiling = 0  # no impact is above it (a removal leaves it, still a bound)
+    def __init__(
+        self,
+        slots: Sequence[int] | None = None,
+        impacts: Sequence[int] | None = None,
+        ceiling: int = 0,
+    ) -> None:
+        self.slots: Sequence[int] = array("i") if slots is None else slots
+        self.impacts: Sequence[int] = array("B") if impacts is None else impacts
+        self.ceiling = ceiling  # no impact is above it (a removal leaves it, still a bound)
+
+    def own(self) -> tuple[array[int], array[int]]:
+        """Return the slots and impacts as arrays this posting owns, copying them out of a
+        mapped snapshot first."""
+        slots, impacts = self.slots, self.impacts
+        if not isinstance(slots, array) or not isinstance(impacts, array):
+            slots, impacts = _array("i", self.slots), _array("B", self.impacts)
+            self.slots, self.impacts = slots, impacts
+        return slots, impacts
+
+    def append(self, slot: int, step: int) -> None:
+        slots, impacts = self.own()
+        slots.append(slot)
+        impacts.append(step)
+        if step > self.ceiling:
+            self.ceiling = step
 
     def remove(self, slot: int) -> None:
         at = bisect_left(self.slots, slot)
         if at < len(self.slots) and self.slots[at] == slot:
-            del self.slots[at]
-            del self.impacts[at]
+            slots, impacts = self.own()
+            del slots[at]
+            del impacts[at]
 
 
 class Index:
@@ -196,7 +232,7 @@ class Index:
         self._slots: dict[int, Indexed] = {}
         self._by_id: dict[str, int] = {}
         self._by_path: dict[str, str] = {}  # file path -> id, for relations written as links
-        self._postings: dict[str, _Posting] = {}
+        self._postings: dict[str, Posting] = {}
         self._df: dict[str, int] = {}
         self._next = 0
         # governs targets: literal paths by path, globs by pattern (few distinct ones)
@@ -240,12 +276,12 @@ class Index:
         posting = self._postings.get(stem)
         return len(posting.slots) if posting is not None else 0
 
-    def postings(self, stem: str) -> tuple[array[int], array[int]]:
+    def postings(self, stem: str) -> tuple[Sequence[int], Sequence[int]]:
         """Return (slots ascending, impacts in steps of IMPACT_STEP) of the entries holding
-        `stem` (do not modify)."""
+        `stem` (read-only)."""
         posting = self._postings.get(stem)
         if posting is None:
-            return array("i"), array("B")
+            return (), ()
         return posting.slots, posting.impacts
 
     def ceiling(self, stem: str) -> int:
@@ -336,12 +372,8 @@ class Index:
         for stem, impact in weight.impacts(tiers).items():
             posting = postings.get(stem)
             if posting is None:
-                posting = postings[stem] = _Posting()
-            step = round(impact * _PER_STEP) or 1
-            posting.slots.append(slot)
-            posting.impacts.append(step)
-            if step > posting.ceiling:
-                posting.ceiling = step
+                posting = postings[stem] = Posting()
+            posting.append(slot, round(impact * _PER_STEP) or 1)
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])

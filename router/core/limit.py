@@ -7,6 +7,7 @@ warning on its file (`capped`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -126,7 +127,7 @@ def _capped_notes(notes: tuple[Note, ...], cuts: list[str]) -> tuple[Note, ...] 
     return tuple(out)
 
 
-def _capped_body(body: tuple[Section, ...], cuts: list[str]) -> tuple[Section, ...] | None:
+def _capped_body(body: Sequence[Section], cuts: list[str]) -> tuple[Section, ...] | None:
     """Return the body's first MAX_SECTIONS sections and MAX_BODY_CHARS characters, noting
     the cut, or None when it fits."""
     total = sum(len(s.heading) + len(s.text) for s in body)

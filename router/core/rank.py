@@ -7,7 +7,6 @@ reached it and in which field (or body section) each one did.
 from __future__ import annotations
 
 import heapq
-from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -151,7 +150,7 @@ def _kth(acc: dict[int, float], keep: int) -> float:
 
 
 def _update_reached(
-    acc: dict[int, float], slots: array[int], impacts: array[int], idf: float
+    acc: dict[int, float], slots: Sequence[int], impacts: Sequence[int], idf: float
 ) -> None:
     """Add a term's contribution to the entries already in `acc` only: by binary search
     when they are few against the posting, else by one pass over it."""
