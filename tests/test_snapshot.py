@@ -13,7 +13,7 @@ import pytest
 
 from router import __version__
 from router.core import catalog, config
-from router.runtime import request, snapshot
+from router.runtime import census, request, snapshot
 from router.runtime.engine import Engine
 
 from conftest import DEMO
@@ -123,9 +123,15 @@ def test_a_restored_engine_changed_and_saved_again_restores_as_a_cold_one(
     assert routes(second.engine, cfg) == routes(Engine.load(cfg), cfg)
 
 
+@pytest.mark.parametrize("helper", [False, True], ids=["walked-here", "walked-by-a-helper"])
 def test_files_changed_since_are_read_again_and_only_they(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: bool
 ) -> None:
+    helpers: list[list[str]] = []
+    if helper:  # as for a large catalog: the walk is made by a helper process (`census`)
+        monkeypatch.setattr(census, "HELPER_FILES", 1)
+        command = census.command
+        monkeypatch.setattr(census, "command", lambda: helpers.append(command()) or command())
     cfg, path = saved(repo, tmp_path)
     docs = repo / "docs" / "how-to"
     edited = sorted(docs.glob("*.md"))[0]
@@ -151,6 +157,7 @@ def test_files_changed_since_are_read_again_and_only_they(
     assert set(reads) == rel - {removed.relative_to(repo).as_posix()}
     monkeypatch.setattr(catalog, "read", read)
     assert routes(restored.engine, cfg) == routes(Engine.load(cfg), cfg)
+    assert len(helpers) == int(helper)
 
 
 def test_a_file_edited_as_the_reads_began_is_read_again(repo: Path, tmp_path: Path) -> None:

@@ -160,7 +160,10 @@ def refresh(
 
 
 def changed_since(
-    config: Config, previous: Catalog, racy_from_ns: int
+    config: Config,
+    previous: Catalog,
+    racy_from_ns: int,
+    walked: tuple[list[str], dict[str, tuple[int, int]], tuple[Diagnostic, ...]] | None = None,
 ) -> tuple[list[str], tuple[Diagnostic, ...]]:
     """Return the repository-relative catalog files that differ from what `previous` read
     (new ones, gone ones, and those whose stamp is not the one read), sorted, and the walk's
@@ -169,10 +172,14 @@ def changed_since(
     A file whose modification time is at or after `racy_from_ns` (when the reads that made
     `previous` began, less the file system's time granularity) counts as changed even with
     its stamp unchanged: an edit in the same clock tick as the read leaves the stamp as it
-    was. Costs a walk and a stat per file, not a read."""
+    was. Costs a walk and a stat per file, not a read; `walked` is that walk's (files,
+    stamps, problems) when the caller has made it."""
     changed: set[str] = set()
-    stamps: dict[str, tuple[int, int]] = {}
-    present, problems = walk.walked(config, stamps)
+    if walked is None:
+        stamps: dict[str, tuple[int, int]] = {}
+        present, problems = walk.walked(config, stamps)
+    else:
+        present, stamps, problems = walked
     for relpath in present:
         known = previous.files.get(relpath)
         stamp = stamps.get(relpath)

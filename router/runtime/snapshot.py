@@ -29,7 +29,7 @@ import pickle
 import struct
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from router.core.config import Config
 from router.core.diagnostic import Diagnostic, FileResult
 from router.core.entry import Entry, Note, Routing, Section
 from router.core.index import Index, Posting
+from router.runtime import census
 from router.runtime.engine import Engine
 
 FORMAT = 2  # bump when the pickled classes change shape in a way pickle cannot follow
@@ -276,9 +277,13 @@ def save(engine: Engine, path: Path, began_ns: int) -> int:
     return written
 
 
-def restore(config: Config, path: Path, version: str) -> Restored | None:
+def restore(
+    config: Config, path: Path, version: str, armed: Callable[[], object] = lambda: None
+) -> Restored | None:
     """Return the engine the snapshot at `path` holds, brought in line with the catalog on
-    disk (files changed since are read again), or None when there is no snapshot.
+    disk (files changed since are read again), or None when there is no snapshot. The
+    catalog is walked for changes (in a helper process while the snapshot is read, for a
+    large one: `census`) once `armed` returns: a daemon's file watches are set by then.
 
     Raises Unusable when the snapshot was written by another engine version, Python or
     format, under another configuration, or cannot be read whole."""
@@ -305,11 +310,17 @@ def restore(config: Config, path: Path, version: str) -> Restored | None:
         ):
             if header.get(key) != expected[key]:
                 raise Unusable(f"it was written by {why}")
-        cat, index = _body(source)
-        if not isinstance(cat, Catalog) or not isinstance(index, Index):
-            raise Unusable("its body is not a catalog and an index")
+        survey = census.Census(config, int(header.get("files", 0)), armed)
+        try:
+            cat, index = _body(source)
+            if not isinstance(cat, Catalog) or not isinstance(index, Index):
+                raise Unusable("its body is not a catalog and an index")
+        except BaseException:
+            survey.cancel()
+            raise
     engine = Engine.of_parts(config, cat, index, version)
-    changed, problems = catalog.changed_since(config, cat, int(header["began_ns"]) - RACY_NS)
+    racy_from = int(header["began_ns"]) - RACY_NS
+    changed, problems = catalog.changed_since(config, cat, racy_from, survey.result())
     if changed or problems != cat.walk:
         engine.update(changed, catalog.refresh(config, cat, changed, problems))
     return Restored(engine, tuple(changed))

@@ -100,13 +100,16 @@ class Service:
 
     # -- requests ----------------------------------------------------------------------------
 
-    def prepare(self) -> None:
+    def prepare(self, armed: Callable[[], object] = lambda: None) -> None:
         """Load the catalog (from the snapshot when one serves), put its engine in, and
         answer from then on; then write a snapshot for the next start when `loader` says it
-        is worth it. Never raises: a load that fails leaves the empty engine serving, with
-        the failure in the log."""
+        is worth it. No catalog file is read before `armed` returns (the file watches are
+        set), but a snapshot is. Never raises: a load that fails leaves the empty engine
+        serving, with the failure in the log."""
         try:
-            self.loaded = loader.load(self.config, self.snapshot, self.version, cold=self.load)
+            self.loaded = loader.load(
+                self.config, self.snapshot, self.version, cold=self.load, armed=armed
+            )
             with self.lock:
                 self.engine = self.loaded.engine
                 self.reads_began_ns = self.loaded.began_ns

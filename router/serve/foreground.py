@@ -89,9 +89,13 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
         finally:
             watching.set()  # a watcher that failed must not keep the daemon from serving
 
-    # Watch first, then answer: an edit made once `kroute start` returns is never missed.
+    # Watch first, then read the catalog and answer: an edit made once `kroute start`
+    # returns is never missed. A snapshot is read while the watches are being set.
     threading.Thread(target=watcher, name="watcher", daemon=True).start()
-    watching.wait(WATCH_READY_SECONDS)
+
+    def armed() -> None:
+        watching.wait(WATCH_READY_SECONDS)
+
     old_umask = os.umask(0o177)  # the socket is created 0600
     try:
         server = server_module.Server(str(places.socket), service)
@@ -106,7 +110,7 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
         file=sys.stderr,
         flush=True,
     )
-    threading.Thread(target=service.prepare, name="loader", daemon=True).start()
+    threading.Thread(target=service.prepare, args=(armed,), name="loader", daemon=True).start()
     threading.Thread(
         target=service.vectors.run, args=(service.stop,), name="vectors", daemon=True
     ).start()

@@ -68,10 +68,13 @@ def load(
     *,
     cold: Callable[[Config, str], Engine] = Engine.load,
     clock: Callable[[], int] = time.time_ns,
+    armed: Callable[[], object] = lambda: None,
 ) -> Loaded:
     """Return the engine for `config`: restored from the snapshot at `path` when it serves,
     else loaded by `cold` (`path` None: no snapshot is tried); either way the engine
-    reports `version`. The cyclic garbage collector is held
+    reports `version`. No file of the catalog is looked at before `armed` returns (a
+    daemon's file watches are set by then); a snapshot is read meanwhile. The cyclic garbage
+    collector is held
     off while the index is built (its passes over a growing index cost more than the
     build), then everything loaded is frozen out of its sight: the index lives as long as
     the daemon. Raises what `cold` raises (Engine.load does not raise for bad files)."""
@@ -83,7 +86,7 @@ def load(
     try:
         if path is not None:
             try:
-                restored = snapshot.restore(config, path, version)
+                restored = snapshot.restore(config, path, version, armed)
             except snapshot.Unusable as why:
                 restored, unused = None, str(why)
             if restored is not None:
@@ -94,6 +97,7 @@ def load(
                     len(restored.changed),
                     began_ns,
                 )
+        armed()
         engine = cold(config, version)
         reread = len(engine.catalog.files)
         return Loaded(engine, "cold", time.monotonic() - began, reread, began_ns, unused)
