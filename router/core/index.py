@@ -171,16 +171,6 @@ IMPACT_STEP = (weight.K1 + 1) / 255
 _PER_STEP = 1 / IMPACT_STEP
 
 
-def _array(typecode: str, values: Sequence[int]) -> array[int]:
-    """Return an array of `values`: a memory copy from a view of a mapped snapshot."""
-    out = array(typecode)
-    if isinstance(values, memoryview):
-        out.frombytes(values.cast("B"))  # a view's bytes, copied at C speed
-    else:
-        out.extend(values)
-    return out
-
-
 class Posting:
     """The entries holding one stem: slots in ascending order, and each one's impact in
     steps of IMPACT_STEP.
@@ -193,29 +183,27 @@ class Posting:
 
     def __init__(
         self,
-        slots: Sequence[int] | None = None,
-        impacts: Sequence[int] | None = None,
+        slots: array[int] | memoryview | None = None,
+        impacts: array[int] | memoryview | None = None,
         ceiling: int = 0,
     ) -> None:
-        self.slots: Sequence[int] = array("i") if slots is None else slots
-        self.impacts: Sequence[int] = array("B") if impacts is None else impacts
+        self.slots: array[int] | memoryview = array("i") if slots is None else slots
+        self.impacts: array[int] | memoryview = array("B") if impacts is None else impacts
         self.ceiling = ceiling  # no impact is above it (a removal leaves it, still a bound)
 
     def own(self) -> tuple[array[int], array[int]]:
         """Return the slots and impacts as arrays this posting owns, copying them out of a
-        mapped snapshot first."""
+        mapped snapshot first (at C speed: the view's bytes)."""
         slots, impacts = self.slots, self.impacts
-        if not isinstance(slots, array) or not isinstance(impacts, array):
-            slots, impacts = _array("i", self.slots), _array("B", self.impacts)
-            self.slots, self.impacts = slots, impacts
+        if isinstance(slots, memoryview):
+            view = slots
+            slots = array("i")
+            slots.frombytes(view.cast("B"))
+            self.slots = slots
+        if isinstance(impacts, memoryview):
+            impacts = array("B", impacts)
+            self.impacts = impacts
         return slots, impacts
-
-    def append(self, slot: int, step: int) -> None:
-        slots, impacts = self.own()
-        slots.append(slot)
-        impacts.append(step)
-        if step > self.ceiling:
-            self.ceiling = step
 
     def remove(self, slot: int) -> None:
         at = bisect_left(self.slots, slot)
@@ -373,7 +361,14 @@ class Index:
             posting = postings.get(stem)
             if posting is None:
                 posting = postings[stem] = Posting()
-            posting.append(slot, round(impact * _PER_STEP) or 1)
+            slots, impacts = posting.slots, posting.impacts
+            if type(slots) is not array or type(impacts) is not array:  # mapped: copy out
+                slots, impacts = posting.own()
+            step = round(impact * _PER_STEP) or 1
+            slots.append(slot)
+            impacts.append(step)
+            if step > posting.ceiling:
+                posting.ceiling = step
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])

@@ -176,8 +176,8 @@ def _write_region(
     out.write(b"\0" * (-at % ALIGN))
     at += -at % ALIGN
     for posting in engine.index._postings.values():
-        slots = memoryview(posting.slots)  # type: ignore[arg-type]
-        impacts = memoryview(posting.impacts)  # type: ignore[arg-type]
+        slots = memoryview(posting.slots)
+        impacts = memoryview(posting.impacts)
         if slots.itemsize != 4 or impacts.itemsize != 1:
             raise ValueError("postings of an unexpected item size")
         slots_at = at
