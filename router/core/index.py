@@ -272,6 +272,10 @@ class Index:
             return (), ()
         return posting.slots, posting.impacts
 
+    def each_posting(self) -> Iterator[Posting]:
+        """Return every stem's posting, in no particular order (what a snapshot writes)."""
+        return iter(self._postings.values())
+
     def ceiling(self, stem: str) -> int:
         """Return a bound on the impacts of `stem`'s posting (0 when no entry holds it)."""
         posting = self._postings.get(stem)

@@ -66,8 +66,8 @@ def _as_call(record: Any) -> tuple[type, tuple[Any, ...]]:
 _REDUCERS: dict[type, Any] = {cls: _as_call for cls in RECORDS}
 
 
-# The trailer: where the postings region starts and how long it is, where the pickled
-# catalog and index start, and a mark that the file was written to its end.
+# The trailer: where the region of bodies and postings starts and how long it is, where the
+# pickled catalog and index start, and a mark that the file was written to its end.
 TRAILER = struct.Struct("<QQQ8s")
 TRAILER_MARK = b"kroute.2"
 ALIGN = 8  # the region and each array in it start at a multiple of this
@@ -77,7 +77,7 @@ class _Reading(threading.local):
     region: memoryview | None = None
 
 
-_reading = _Reading()  # the region of the snapshot being read, for `_posting`
+_reading = _Reading()  # the region of the snapshot being read, for `_posting` and `_body_of`
 
 
 def _posting(slots_at: int, count: int, impacts_at: int, ceiling: int) -> Posting:
@@ -175,7 +175,7 @@ def _write_region(
         at += len(raw)
     out.write(b"\0" * (-at % ALIGN))
     at += -at % ALIGN
-    for posting in engine.index._postings.values():
+    for posting in engine.index.each_posting():
         slots = memoryview(posting.slots)
         impacts = memoryview(posting.impacts)
         if slots.itemsize != 4 or impacts.itemsize != 1:
