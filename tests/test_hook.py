@@ -354,12 +354,21 @@ FAST_PATH_UNNEEDED = (
     "subprocess",
     "router.core.harness",
     "hashlib",  # OpenSSL: the socket's name is hashed without it
+    "pathlib",  # and the regular expressions it brings: paths are strings here
+    "re",
+    "socket",  # enum and selectors: `_socket` does
+    "json",  # the payload goes to the daemon as it came
+    "threading",  # `_thread` keeps the deadline
+    "router.serve.client",
 )
+# Only what the hook itself imports counts: an editable install's import finder brings
+# pathlib and re into every process before the hook runs (a regular install does not).
 FAST_PATH_PROBE = """
 import sys
+before = set(sys.modules)
 from router.integrations import hook
 hook.main(["claude", "UserPromptSubmit"])
-print(*[m for m in sys.argv[1:] if m in sys.modules], file=sys.stderr)
+print(*[m for m in sys.argv[1:] if m in set(sys.modules) - before], file=sys.stderr)
 """
 
 

@@ -9,25 +9,10 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
+from router.base import wire
 from router.base.errors import DaemonError
 
-# SHA-256 from Python's own implementation where it has one: `hashlib` loads OpenSSL, which
-# costs every hook process some 5 ms; the digest is the same. (Not typing's TYPE_CHECKING:
-# see protocol.py.)
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from hashlib import sha256
-else:
-    try:
-        from _sha2 import sha256  # Python 3.12 on
-    except ImportError:
-        try:
-            from _sha256 import sha256  # Python 3.11
-        except ImportError:
-            from hashlib import sha256
-
-# AF_UNIX paths are limited to 108 bytes on Linux (104 on macOS); stay well under both.
-MAX_SOCKET_PATH = 100
+MAX_SOCKET_PATH = wire.MAX_SOCKET_PATH
 PRIVATE_MODE = 0o700  # the runtime and log directories: the owner only
 SHARED_BITS = 0o077  # any group or other permission on a directory kroute keeps private
 
@@ -64,8 +49,7 @@ class Places:
 
 def key(root: Path, config_file: Path | None) -> str:
     """Return the short name of a daemon: a hash of its repository root and config file."""
-    text = f"{root}\0{config_file or ''}"
-    return sha256(text.encode("utf-8")).hexdigest()[:12]
+    return wire.key(str(root), str(config_file or ""))
 
 
 def state_dir(env: Mapping[str, str]) -> Path:
@@ -80,18 +64,14 @@ def state_dir(env: Mapping[str, str]) -> Path:
 
 def runtime_dir(env: Mapping[str, str], uid: int) -> Path:
     """Return $XDG_RUNTIME_DIR/kroute, else /tmp/kroute-<uid>."""
-    if env.get("XDG_RUNTIME_DIR"):
-        return Path(env["XDG_RUNTIME_DIR"]) / "kroute"
-    return Path("/tmp") / f"kroute-{uid}"
+    return Path(wire.runtime_dir(env, uid))
 
 
 def places(root: Path, config_file: Path | None, env: Mapping[str, str], uid: int) -> Places:
     """Return the socket, status and log paths of the daemon for `root`. A runtime dir too
     deep for a socket path falls back to /tmp/kroute-<uid>."""
     name = key(root, config_file)
-    runtime = runtime_dir(env, uid)
-    if len(str(runtime / f"{name}.sock")) > MAX_SOCKET_PATH:
-        runtime = Path("/tmp") / f"kroute-{uid}"
+    runtime = Path(wire.socket_dir(env, uid, name))
     state = state_dir(env)
     return Places(
         key=name,

@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from router.base import paths
+from router.base import paths, wire
 
 # Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
 # name).
@@ -18,23 +18,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-CONFIG_NAME = "kroute.toml"
-VERSION_HEADER = "X-Kroute-Version"
-SOURCE_HEADER = "X-Kroute-Source"  # who emits the route, for the shadow log
-# The seconds a client will wait for its answer (a decimal, e.g. `0.45`): a route stops at
-# that deadline and answers silence with reason `deadline` (the hooks' shims send it too).
-TIMEOUT_HEADER = "X-Kroute-Timeout"
+# what a client finds and sends (`wire`), named here for the daemon's side too
+CONFIG_NAME = wire.CONFIG_NAME
+VERSION_HEADER = wire.VERSION_HEADER
+SOURCE_HEADER = wire.SOURCE_HEADER
+TIMEOUT_HEADER = wire.TIMEOUT_HEADER
 HOOK_PREFIX = "/v1/hook/"  # POST /v1/hook/<harness>/<event>: exactly what the hook prints
 START_LOCK_SUFFIX = ".starting"
 
 
 def find_config(start: Path) -> Path | None:
-    """Return the nearest kroute.toml at or above `start`, or None."""
-    for directory in (start, *start.parents):
-        candidate = directory / CONFIG_NAME
-        if candidate.is_file():
-            return candidate
-    return None
+    """Return the nearest kroute.toml at or above `start` (made absolute), or None."""
+    found = wire.find_config(str(start))
+    return None if found is None else Path(found)
 
 
 def places_of(root: Path, config_file: Path | None, env: Mapping[str, str]) -> paths.Places:

@@ -10,24 +10,37 @@ agent.
 
 from __future__ import annotations
 
+import _socket
+import _thread
 import os
+import stat
 import sys
-import threading
 import time
-from collections.abc import Mapping
-from pathlib import Path
 
-from router.base import protocol
+from router import __version__
+from router.base import wire
 
 # Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
-# name).
+# name). The fast path (a daemon answers) imports nothing else: no pathlib, socket, json, re,
+# threading or harness, each milliseconds of every prompt (`wire`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 DEADLINE = 1.0  # seconds a hook may take before it gives up, silently
 RESTART = 409  # a daemon of another version: it is replaced, and this hook answered here
 MIN_WAIT = 0.01  # seconds: a daemon found this late is still asked, briefly
+POLL = 0.01  # seconds between two connection attempts while the daemon's backlog is full
+# Group and other may read and enter the runtime dir (as `client` allows); none but its owner
+# may write in it, or another user could have put a socket there to catch the prompts.
+READABLE_BITS = 0o055
+PEERCRED_SIZE = 12  # struct ucred: pid, uid, gid (three ints)
+
+
+class NotOurs(OSError):
+    """The socket, its directory or the process serving it is not the user's own: nothing
+    is sent there (the slow path's client says what is wrong)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     harness, event = args
     deadline = _deadline(os.environ)
     until = time.monotonic() + deadline
-    done = threading.Event()
+    done = _thread.allocate_lock()
+    done.acquire()
     out: list[str] = []
 
     def work() -> None:
@@ -48,10 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         except BaseException:  # a hook fails open, whatever went wrong
             pass
         finally:
-            done.set()
+            done.release()
 
-    threading.Thread(target=work, daemon=True).start()
-    if done.wait(deadline) and out and out[0]:
+    # The work runs aside so that a harness that never closes stdin, or anything else that
+    # blocks, costs at most the deadline.
+    _thread.start_new_thread(work, ())
+    if done.acquire(timeout=deadline) and out and out[0]:
         try:
             sys.stdout.write(out[0])
             sys.stdout.flush()
@@ -67,44 +83,100 @@ def answer(
     background for next time, unless the runtime directory is not the user's) the in-process
     one. `until` is the hook's deadline on the monotonic clock (default: its deadline from
     now); what is left of it is the daemon's. A daemon that answers anything but 200 or 409,
-    or nothing in time, gets "" (nothing printed)."""
-    from router.serve import client
-
+    or nothing in time, gets "" (nothing printed): it is never asked again."""
+    until = time.monotonic() + _deadline(env) if until is None else until
     # The payload is read only for its working directory, which CLAUDE_PROJECT_DIR overrides:
-    # with it set, the fast path imports no harness (its regular expressions, unicodedata).
-    target = locate(None if env.get("CLAUDE_PROJECT_DIR") else _payload(raw), env)
-    if target is None:
-        return ""
-    # Straight to the socket: `call` refuses one that is not the user's own before it sends
-    # a byte, and what went wrong is worked out only when no daemon answered.
-    try:
-        endpoint = f"/v1/hook/{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
-        left = _deadline(env) if until is None else until - time.monotonic()
-        reply = client.call(target, "POST", endpoint, raw, timeout=max(MIN_WAIT, left))
-        if reply.status == 200:
-            return reply.body.decode("utf-8")
-        if reply.status != RESTART:
-            return ""  # loading (503), over the body cap (413): its answer stands
-    except client.Unanswered:
-        return ""  # it stops at the same deadline: asking again, here, is more work
-    except Exception:
-        pass
-    _start_in_background(target, env)
-    from router.serve import service  # the in-process path: heavy imports, this once
-
-    return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)
-
-
-def locate(payload: Mapping[str, Any] | None, env: Mapping[str, str]) -> Any:
-    """Return the daemon target for the repository the hook runs in, or None when there is
-    no kroute.toml above the project directory."""
-    from router.serve import client
-
-    start = env.get("CLAUDE_PROJECT_DIR") or (payload and _cwd(payload)) or os.getcwd()
-    found = protocol.find_config(Path(start))
+    # with it set, the fast path decodes no JSON.
+    start = env.get("CLAUDE_PROJECT_DIR") or _cwd(raw) or os.getcwd()
+    found = wire.find_config(start)
     if found is None:
-        return None
-    return client.target(found.parent.resolve(), found.resolve(), env)
+        return ""
+    root, config_file = os.path.realpath(os.path.dirname(found)), os.path.realpath(found)
+    endpoint = f"/v1/hook/{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
+    try:
+        status, body = ask(root, config_file, endpoint, raw, env, until)
+    except TimeoutError:
+        return ""  # it took the request and stops at the same deadline: asking again is more work
+    except (OSError, ValueError):
+        status, body = RESTART, b""  # none answers here, or not as a daemon would
+    if status == 200:
+        return body.decode("utf-8")
+    if status != RESTART:
+        return ""  # loading (503), over the body cap (413): its answer stands
+    return _in_process(root, config_file, harness, event, raw, env)
+
+
+def ask(
+    root: str, config_file: str, endpoint: str, raw: bytes, env: Mapping[str, str], until: float
+) -> tuple[int, bytes]:
+    """Return the status and body of the daemon's answer to POST `endpoint` with `raw`,
+    once its socket and the process serving it are known to be the user's own.
+
+    Raises NotOurs (nothing sent) when they are not, TimeoutError when the daemon does not
+    answer by `until`, another OSError when none listens, ValueError for a reply that is not
+    HTTP."""
+    uid = os.geteuid()
+    name = wire.key(root, config_file)
+    directory = wire.socket_dir(env, uid, name)
+    address = os.path.join(directory, f"{name}.sock")
+    _own(os.lstat(directory), uid, stat.S_ISDIR, READABLE_BITS)
+    _own(os.lstat(address), uid, stat.S_ISSOCK, 0o7777)
+    left = max(MIN_WAIT, until - time.monotonic())
+    request = wire.request("POST", endpoint, raw, __version__, "socket", wire.granted(left))
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        _connect(sock, address, time.monotonic() + left)
+        peercred = getattr(_socket, "SO_PEERCRED", None)
+        if peercred is not None:
+            creds = sock.getsockopt(_socket.SOL_SOCKET, peercred, PEERCRED_SIZE)
+            if int.from_bytes(creds[4:8], sys.byteorder) != uid:
+                raise NotOurs("the daemon's socket is served by another user")
+        sock.sendall(request)
+        chunks = []
+        while True:
+            sock.settimeout(max(0.001, until - time.monotonic()))
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        sock.close()
+    return wire.reply(b"".join(chunks))
+
+
+def _own(info: os.stat_result, uid: int, kind: Any, allowed: int) -> None:
+    """Raise NotOurs unless the file is of `kind`, owned by `uid`, with no permission for
+    group or other beyond `allowed`."""
+    if not kind(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077 & ~allowed:
+        raise NotOurs("not the user's own")
+
+
+def _connect(sock: Any, address: str, deadline: float) -> None:
+    """Connect, retrying while the listen backlog is full (EAGAIN) until the deadline.
+    Raises TimeoutError past it, OSError when none listens."""
+    while True:
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        try:
+            sock.connect(address)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise TimeoutError from None
+            time.sleep(POLL)
+
+
+def _in_process(
+    root: str, config_file: str, harness: str, event: str, raw: bytes, env: Mapping[str, str]
+) -> str:
+    """Return the answer made in this process, having started a daemon in the background
+    for next time (the slow path: heavy imports, this once)."""
+    from pathlib import Path
+
+    from router.serve import client, service
+
+    target = client.target(Path(root), Path(config_file), env)
+    _start_in_background(target, env)
+    return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)
 
 
 def _start_in_background(target: Any, env: Mapping[str, str]) -> None:
@@ -132,16 +204,11 @@ def _deadline(env: Mapping[str, str]) -> float:
         return DEADLINE
 
 
-def _payload(raw: bytes) -> dict[str, Any] | None:
-    """Return the hook's payload decoded (see `harness.decode`), or None."""
-    from router.core.harness import decode
+def _cwd(raw: bytes) -> str | None:
+    """Return the working directory the hook's payload names (see `harness.decode`), or
+    None."""
+    from router.core.harness import decode, member
 
-    return decode(raw)
-
-
-def _cwd(payload: Mapping[str, Any]) -> str | None:
-    """Return the payload's working directory, or None when it names none."""
-    from router.core.harness import member
-
-    value = member(payload, "cwd")
+    payload = decode(raw)
+    value = member(payload, "cwd") if payload else None
     return value if isinstance(value, str) and value else None

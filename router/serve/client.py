@@ -19,9 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from router import __version__
-from router.base import paths, protocol
+from router.base import paths, protocol, wire
 from router.base.errors import DaemonError
-from router.base.protocol import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
 
 # Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
 # name).
@@ -31,9 +30,6 @@ if TYPE_CHECKING:
 
 POLL = 0.01  # seconds between two looks at a socket or a process (`launcher`'s too)
 PROBE_TIMEOUT = 0.5  # seconds `state` waits for the socket to take a connection
-# The daemon is told a deadline this much before the client gives up (seconds, at most a
-# tenth of its timeout), so that an answer cut short at the deadline still reaches it.
-ANSWER_MARGIN = 0.05
 # Where the platform has it: a process's state, to tell a zombie (and its command line, to
 # tell a daemon: `launcher`).
 PROC = Path("/proc")
@@ -209,24 +205,18 @@ def call(
     source: str = "socket",
 ) -> Reply:
     """Send one request and return the reply; the daemon is told to stop working on it a
-    little before `timeout` (TIMEOUT_HEADER, ANSWER_MARGIN). Raises Unanswered (a
+    little before `timeout` (`wire.granted`). Raises Unanswered (a
     DaemonError) when the daemon does not answer within `timeout` seconds, DaemonError when
     the socket cannot be reached, or the socket, its directory or the process serving it is
     not the user's own (then nothing is sent)."""
     payload = body if isinstance(body, bytes) else json.dumps(body or {}).encode("utf-8")
-    granted = max(0.001, timeout - min(ANSWER_MARGIN, timeout / 10))
-    head = (
-        f"{method} {path} HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
-        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
-        f"{VERSION_HEADER}: {version}\r\n{SOURCE_HEADER}: {source}\r\n"
-        f"{TIMEOUT_HEADER}: {granted:.3f}\r\n\r\n"
-    ).encode("ascii")
+    request = wire.request(method, path, payload, version, source, wire.granted(timeout))
     deadline = time.monotonic() + timeout
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
             _open(sock, t.places.socket, deadline)
-            sock.sendall(head + payload)
+            sock.sendall(request)
             chunks = []
             while True:
                 sock.settimeout(max(0.001, deadline - time.monotonic()))
@@ -302,10 +292,9 @@ def _connect(sock: socket.socket, address: str, deadline: float) -> None:
 
 
 def _parse(raw: bytes) -> Reply:
-    head, _, body = raw.partition(b"\r\n\r\n")
     try:
-        status = int(head.split(b" ", 2)[1])
-    except (IndexError, ValueError):
+        status, body = wire.reply(raw)
+    except ValueError:
         raise DaemonError(
             "the daemon sent a malformed reply", "Restart it: kroute restart"
         ) from None

@@ -1,0 +1,105 @@
+"""What a client needs to find a repository's daemon and speak to it, as plain strings: the
+config file above a directory, the daemon's key and socket, the request it sends and the
+status of the reply. `paths`, `protocol` and `client` build on these; `kroute-hook`'s fast
+path uses them alone, so this module imports nothing beyond what the interpreter has loaded
+at start (no pathlib, re, socket or json: each costs every prompt milliseconds).
+"""
+
+from __future__ import annotations
+
+import os
+
+# SHA-256 from Python's own implementation where it has one: `hashlib` loads OpenSSL, which
+# costs every hook process some 5 ms; the digest is the same. (Not typing's TYPE_CHECKING:
+# importing typing costs every hook process some 3 ms; mypy and ruff go by the name.)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from hashlib import sha256
+else:
+    try:
+        from _sha2 import sha256  # Python 3.12 on
+    except ImportError:
+        try:
+            from _sha256 import sha256  # Python 3.11
+        except ImportError:
+            from hashlib import sha256
+
+CONFIG_NAME = "kroute.toml"
+VERSION_HEADER = "X-Kroute-Version"
+SOURCE_HEADER = "X-Kroute-Source"  # who emits the route, for the shadow log
+# The seconds a client will wait for its answer (a decimal, e.g. `0.45`): a route stops at
+# that deadline and answers silence with reason `deadline` (the hooks' shims send it too).
+TIMEOUT_HEADER = "X-Kroute-Timeout"
+# The daemon is told a deadline this much before the client gives up (seconds, at most a
+# tenth of its timeout), so that an answer cut short at the deadline still reaches it.
+ANSWER_MARGIN = 0.05
+# AF_UNIX paths are limited to 108 bytes on Linux (104 on macOS); stay well under both.
+MAX_SOCKET_PATH = 100
+
+
+def find_config(start: str) -> str | None:
+    """Return the nearest kroute.toml at or above the directory `start` (made absolute),
+    or None."""
+    directory = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(directory, CONFIG_NAME)
+        if os.path.isfile(candidate):
+            return candidate
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def key(root: str, config_file: str) -> str:
+    """Return the short name of a daemon: a hash of its repository root and config file
+    ("" for none)."""
+    return sha256(f"{root}\0{config_file}".encode()).hexdigest()[:12]
+
+
+def runtime_dir(env: Mapping[str, str], uid: int) -> str:
+    """Return the directory of the user's daemon sockets: $XDG_RUNTIME_DIR/kroute, else
+    /tmp/kroute-<uid>."""
+    if env.get("XDG_RUNTIME_DIR"):
+        return os.path.join(env["XDG_RUNTIME_DIR"], "kroute")
+    return f"/tmp/kroute-{uid}"
+
+
+def socket_dir(env: Mapping[str, str], uid: int, name: str) -> str:
+    """Return the runtime dir that holds the socket of the daemon `name` (see `key`): the
+    user's, unless a socket path in it would be too long, then /tmp/kroute-<uid>."""
+    runtime = runtime_dir(env, uid)
+    if len(os.path.join(runtime, f"{name}.sock")) > MAX_SOCKET_PATH:
+        return f"/tmp/kroute-{uid}"
+    return runtime
+
+
+def request(
+    method: str, path: str, payload: bytes, version: str, source: str, granted: float
+) -> bytes:
+    """Return one HTTP/1.1 request to the daemon, `granted` being the seconds it may work
+    on it (TIMEOUT_HEADER)."""
+    head = (
+        f"{method} {path} HTTP/1.1\r\nHost: kroute\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
+        f"{VERSION_HEADER}: {version}\r\n{SOURCE_HEADER}: {source}\r\n"
+        f"{TIMEOUT_HEADER}: {granted:.3f}\r\n\r\n"
+    )
+    return head.encode("ascii") + payload
+
+
+def granted(timeout: float) -> float:
+    """Return the seconds the daemon is told it may work on a request whose client waits
+    `timeout` seconds: a little less, so that an answer cut short still arrives."""
+    return max(0.001, timeout - min(ANSWER_MARGIN, timeout / 10))
+
+
+def reply(raw: bytes) -> tuple[int, bytes]:
+    """Return the status and body of the daemon's reply. Raises ValueError when it is not
+    an HTTP reply."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    try:
+        return int(head.split(b" ", 2)[1]), body
+    except IndexError:
+        raise ValueError("not an HTTP reply") from None

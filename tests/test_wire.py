@@ -1,0 +1,66 @@
+"""What a client finds and sends, as plain strings: the same socket as `paths` names, the
+nearest config, and requests and replies the daemon reads and writes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from router.base import paths, wire
+
+
+@pytest.mark.parametrize("runtime", ["", "short", "x" * 120])
+def test_the_socket_is_where_paths_puts_it(tmp_path: Path, runtime: str) -> None:
+    """Including the fallback to /tmp when the runtime dir is too deep for a socket path."""
+    env = {"XDG_RUNTIME_DIR": str(tmp_path / runtime)} if runtime else {}
+    root, config = tmp_path / "repo", tmp_path / "repo" / "kroute.toml"
+    uid = os.getuid()
+    places = paths.places(root, config, env, uid)
+    name = wire.key(str(root), str(config))
+    assert name == places.key
+    assert os.path.join(wire.socket_dir(env, uid, name), f"{name}.sock") == str(places.socket)
+
+
+def test_find_config_walks_up_from_a_relative_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "kroute.toml").write_text("")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "a")
+    assert wire.find_config("b") == str(tmp_path / "kroute.toml")
+    assert wire.find_config(str(deep) + "/") == str(tmp_path / "kroute.toml")
+
+
+def test_find_config_skips_a_directory_named_like_the_file(tmp_path: Path) -> None:
+    (tmp_path / "sub" / "kroute.toml").mkdir(parents=True)
+    found = wire.find_config(str(tmp_path / "sub"))
+    assert found is None or Path(found).is_file()
+
+
+def test_a_request_carries_its_length_version_and_deadline() -> None:
+    raw = wire.request("POST", "/v1/route", b'{"task": "x"}', "1.2.3", "hook", 0.4567)
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert body == b'{"task": "x"}'
+    lines = head.decode().split("\r\n")
+    assert lines[0] == "POST /v1/route HTTP/1.1"
+    assert "Content-Length: 13" in lines
+    assert f"{wire.VERSION_HEADER}: 1.2.3" in lines
+    assert f"{wire.SOURCE_HEADER}: hook" in lines
+    assert f"{wire.TIMEOUT_HEADER}: 0.457" in lines
+
+
+def test_a_reply_gives_its_status_and_body() -> None:
+    assert wire.reply(b"HTTP/1.1 409 Conflict\r\nA: b\r\n\r\n{}") == (409, b"{}")
+    with pytest.raises(ValueError):
+        wire.reply(b"garbage")
+    with pytest.raises(ValueError):
+        wire.reply(b"HTTP/1.1 abc\r\n\r\n")
+
+
+def test_the_daemon_is_granted_a_little_less_than_the_client_waits() -> None:
+    assert wire.granted(1.0) == pytest.approx(1.0 - wire.ANSWER_MARGIN)
+    assert wire.granted(0.2) == pytest.approx(0.18)  # at most a tenth of a short wait
+    assert wire.granted(0.0) == 0.001
