@@ -386,6 +386,24 @@ def test_the_fast_path_imports_nothing_it_does_not_need(daemon: Path) -> None:
     assert result.stderr.decode().split() == []
 
 
+def test_the_hook_script_imports_the_hook_alone() -> None:
+    """`kroute-hook` is installed as a script, not as an entry point whose wrapper would
+    import `re` before the hook runs."""
+    import ast
+
+    tree = ast.parse((REPO / "bin" / "kroute-hook").read_text(encoding="utf-8"))
+    imported = {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
+    assert imported == {"sys", "router.integrations.hook"}
+    assert (BIN / "kroute-hook").read_text(encoding="utf-8").splitlines()[1:] == (
+        (REPO / "bin" / "kroute-hook").read_text(encoding="utf-8").splitlines()[1:]
+    )
+
+
 # -- long prompts and deadlines ---------------------------------------------------------------
 
 ASKED = "the webhook signing key leaked: rotate it. The log I pasted:\n"
