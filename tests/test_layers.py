@@ -29,18 +29,23 @@ LIGHT = {
         "router.base.paths",
         "router.base.protocol",
         "router.base.errors",
+        "router.base.wire",
     },
     "router.serve.launcher": {
         "router",
         "router.base.paths",
         "router.base.protocol",
         "router.base.errors",
+        "router.base.wire",
         "router.serve.client",
     },
-    "router.integrations.hook": {"router.base.protocol", "router.core.harness"},
+    # the fast path: the package's version and `wire`, nothing more (see test_hook)
+    "router.integrations.hook": {"router", "router.base.wire"},
     "router.core.harness": {"router.core.text"},
     "router.core.text": set(),
-    "router.base.protocol": {"router.base.paths"},
+    "router.base.protocol": {"router.base.paths", "router.base.wire"},
+    "router.base.paths": {"router.base.errors", "router.base.wire"},
+    "router.base.wire": set(),
 }
 
 
