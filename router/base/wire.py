@@ -34,6 +34,9 @@ TIMEOUT_HEADER = "X-Kroute-Timeout"
 # The daemon is told a deadline this much before the client gives up (seconds, at most a
 # tenth of its timeout), so that an answer cut short at the deadline still reaches it.
 ANSWER_MARGIN = 0.05
+# Group and other may read and enter the runtime dir; none but its owner may write in it, or
+# another user could have put a socket or a status file (a pid to signal) there.
+READABLE_BITS = 0o055
 # AF_UNIX paths are limited to 108 bytes on Linux (104 on macOS); stay well under both.
 MAX_SOCKET_PATH = 100
 

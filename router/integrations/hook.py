@@ -1,4 +1,4 @@
-"""The `kroute-hook` console script (DESIGN 11): one hook event, answered within its deadline.
+"""The `kroute-hook` script (DESIGN 11): one hook event, answered within its deadline.
 
 Standard library only, so a hook starts in milliseconds. It asks the daemon, telling it the
 time left before the deadline; when none answers it starts one in the background and answers
@@ -32,9 +32,6 @@ DEADLINE = 1.0  # seconds a hook may take before it gives up, silently
 RESTART = 409  # a daemon of another version: it is replaced, and this hook answered here
 MIN_WAIT = 0.01  # seconds: a daemon found this late is still asked, briefly
 POLL = 0.01  # seconds between two connection attempts while the daemon's backlog is full
-# Group and other may read and enter the runtime dir (as `client` allows); none but its owner
-# may write in it, or another user could have put a socket there to catch the prompts.
-READABLE_BITS = 0o055
 PEERCRED_SIZE = 12  # struct ucred: pid, uid, gid (three ints)
 
 
@@ -119,7 +116,7 @@ def ask(
     name = wire.key(root, config_file)
     directory = wire.socket_dir(env, uid, name)
     address = os.path.join(directory, f"{name}.sock")
-    _own(os.lstat(directory), uid, stat.S_ISDIR, READABLE_BITS)
+    _own(os.lstat(directory), uid, stat.S_ISDIR, wire.READABLE_BITS)
     _own(os.lstat(address), uid, stat.S_ISSOCK, 0o7777)
     left = max(MIN_WAIT, until - time.monotonic())
     request = wire.request("POST", endpoint, raw, __version__, "socket", wire.granted(left))

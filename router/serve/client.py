@@ -34,9 +34,7 @@ PROBE_TIMEOUT = 0.5  # seconds `state` waits for the socket to take a connection
 # tell a daemon: `launcher`).
 PROC = Path("/proc")
 DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is gone but unreaped
-# Group and other may read and enter the runtime dir; none but its owner may write in it,
-# or another user could have put a socket or a status file (a pid to signal) there.
-READABLE_BITS = 0o055
+READABLE_BITS = wire.READABLE_BITS  # what the runtime dir may grant group and other
 PEERCRED_FORMAT = "3i"  # struct ucred: pid, uid, gid
 
 
