@@ -398,7 +398,7 @@ def test_the_hook_script_imports_the_hook_alone() -> None:
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
     }
-    assert imported == {"sys", "router.integrations.hook"}
+    assert imported == {"os", "router.integrations.hook"}
     assert (BIN / "kroute-hook").read_text(encoding="utf-8").splitlines()[1:] == (
         (REPO / "bin" / "kroute-hook").read_text(encoding="utf-8").splitlines()[1:]
     )
