@@ -73,11 +73,11 @@ def load(
     """Return the engine for `config`: restored from the snapshot at `path` when it serves,
     else loaded by `cold` (`path` None: no snapshot is tried); either way the engine
     reports `version`. No file of the catalog is looked at before `armed` returns (a
-    daemon's file watches are set by then); a snapshot is read meanwhile. The cyclic garbage
-    collector is held
-    off while the index is built (its passes over a growing index cost more than the
-    build), then everything loaded is frozen out of its sight: the index lives as long as
-    the daemon. Raises what `cold` raises (Engine.load does not raise for bad files)."""
+    daemon's file watches are set by then); a snapshot is read meanwhile. The cyclic
+    garbage collector is held off while the index is built (its passes over a growing
+    index cost more than the build), then everything loaded is frozen out of its sight: the
+    index lives as long as the daemon. Raises what `cold` raises (Engine.load does not raise
+    for bad files)."""
     began_ns = clock()
     began = time.monotonic()
     unused: str | None = None
