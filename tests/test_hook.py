@@ -360,6 +360,7 @@ FAST_PATH_UNNEEDED = (
     "json",  # the payload goes to the daemon as it came
     "threading",  # `_thread` keeps the deadline
     "router.serve.client",
+    "__future__",  # annotations the fast path's modules do not need at run time are quoted
 )
 # Only what the hook itself imports counts: an editable install's import finder brings
 # pathlib and re into every process before the hook runs (a regular install does not).

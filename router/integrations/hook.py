@@ -8,8 +8,6 @@ process: it prints nothing. Every failure prints nothing and exits 0: a hook nev
 agent.
 """
 
-from __future__ import annotations
-
 import _socket
 import _thread
 import os
@@ -74,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def answer(
-    harness: str, event: str, raw: bytes, env: Mapping[str, str], until: float | None = None
+    harness: str, event: str, raw: bytes, env: "Mapping[str, str]", until: float | None = None
 ) -> str:
     """Return what the hook prints: the daemon's answer, else (starting a daemon in the
     background for next time, unless the runtime directory is not the user's) the in-process
@@ -104,7 +102,7 @@ def answer(
 
 
 def ask(
-    root: str, config_file: str, endpoint: str, raw: bytes, env: Mapping[str, str], until: float
+    root: str, config_file: str, endpoint: str, raw: bytes, env: "Mapping[str, str]", until: float
 ) -> tuple[int, bytes]:
     """Return the status and body of the daemon's answer to POST `endpoint` with `raw`,
     once its socket and the process serving it are known to be the user's own.
@@ -141,14 +139,14 @@ def ask(
     return wire.reply(b"".join(chunks))
 
 
-def _own(info: os.stat_result, uid: int, kind: Any, allowed: int) -> None:
+def _own(info: os.stat_result, uid: int, kind: "Any", allowed: int) -> None:
     """Raise NotOurs unless the file is of `kind`, owned by `uid`, with no permission for
     group or other beyond `allowed`."""
     if not kind(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077 & ~allowed:
         raise NotOurs("not the user's own")
 
 
-def _connect(sock: Any, address: str, deadline: float) -> None:
+def _connect(sock: "Any", address: str, deadline: float) -> None:
     """Connect, retrying while the listen backlog is full (EAGAIN) until the deadline.
     Raises TimeoutError past it, OSError when none listens."""
     while True:
@@ -163,7 +161,7 @@ def _connect(sock: Any, address: str, deadline: float) -> None:
 
 
 def _in_process(
-    root: str, config_file: str, harness: str, event: str, raw: bytes, env: Mapping[str, str]
+    root: str, config_file: str, harness: str, event: str, raw: bytes, env: "Mapping[str, str]"
 ) -> str:
     """Return the answer made in this process, having started a daemon in the background
     for next time (the slow path: heavy imports, this once)."""
@@ -176,7 +174,7 @@ def _in_process(
     return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)
 
 
-def _start_in_background(target: Any, env: Mapping[str, str]) -> None:
+def _start_in_background(target: "Any", env: "Mapping[str, str]") -> None:
     """Start a daemon for next time without waiting for it (a hook must not block). Two
     hooks racing here start two daemons; the second finds the first's lock and leaves.
     Starts none when the runtime directory is not the user's own (squatted)."""
@@ -194,7 +192,7 @@ def _start_in_background(target: Any, env: Mapping[str, str]) -> None:
         return
 
 
-def _deadline(env: Mapping[str, str]) -> float:
+def _deadline(env: "Mapping[str, str]") -> float:
     try:
         return max(0.05, float(env.get("KROUTE_HOOK_DEADLINE", DEADLINE)))
     except ValueError:
