@@ -6,6 +6,7 @@ at start (no pathlib, re, socket or json: each costs every prompt milliseconds).
 """
 
 import os
+import time
 
 # No `from __future__ import annotations` here or in the hook: importing __future__ costs
 # every hook process some 0.2 ms, so annotations naming what only type checkers import are
@@ -17,6 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from hashlib import sha256
+    from typing import Any
 else:
     try:
         from _sha2 import sha256  # Python 3.12 on
@@ -38,6 +40,7 @@ ANSWER_MARGIN = 0.05
 # Group and other may read and enter the runtime dir; none but its owner may write in it, or
 # another user could have put a socket or a status file (a pid to signal) there.
 READABLE_BITS = 0o055
+BACKLOG_POLL = 0.01  # seconds between two connection attempts while the backlog is full
 # AF_UNIX paths are limited to 108 bytes on Linux (104 on macOS); stay well under both.
 MAX_SOCKET_PATH = 100
 
@@ -97,6 +100,33 @@ def granted(timeout: float) -> float:
     """Return the seconds the daemon is told it may work on a request whose client waits
     `timeout` seconds: a little less, so that an answer cut short still arrives."""
     return max(0.001, timeout - min(ANSWER_MARGIN, timeout / 10))
+
+
+def connect(sock: "Any", address: str, deadline: float) -> None:
+    """Connect `sock` (a Unix stream socket, `socket`'s or `_socket`'s) to `address`,
+    retrying while the daemon's listen backlog is full (EAGAIN) until `deadline` on the
+    monotonic clock. Raises TimeoutError past it, another OSError when none listens."""
+    while True:
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        try:
+            sock.connect(address)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise TimeoutError from None
+            time.sleep(BACKLOG_POLL)
+
+
+def receive(sock: "Any", deadline: float) -> bytes:
+    """Return all the daemon sends on `sock` until it closes the connection (one request per
+    connection). Raises TimeoutError when that has not happened by `deadline`."""
+    chunks: list[bytes] = []
+    while True:
+        sock.settimeout(max(0.001, deadline - time.monotonic()))
+        chunk = sock.recv(65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def reply(raw: bytes) -> tuple[int, bytes]:

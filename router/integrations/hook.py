@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 DEADLINE = 1.0  # seconds a hook may take before it gives up, silently
 RESTART = 409  # a daemon of another version: it is replaced, and this hook answered here
 MIN_WAIT = 0.01  # seconds: a daemon found this late is still asked, briefly
-POLL = 0.01  # seconds between two connection attempts while the daemon's backlog is full
 PEERCRED_SIZE = 12  # struct ucred: pid, uid, gid (three ints)
 
 
@@ -120,23 +119,17 @@ def ask(
     request = wire.request("POST", endpoint, raw, __version__, "socket", wire.granted(left))
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        _connect(sock, address, time.monotonic() + left)
+        wire.connect(sock, address, time.monotonic() + left)
         peercred = getattr(_socket, "SO_PEERCRED", None)
         if peercred is not None:
             creds = sock.getsockopt(_socket.SOL_SOCKET, peercred, PEERCRED_SIZE)
             if int.from_bytes(creds[4:8], sys.byteorder) != uid:
                 raise NotOurs("the daemon's socket is served by another user")
         sock.sendall(request)
-        chunks = []
-        while True:
-            sock.settimeout(max(0.001, until - time.monotonic()))
-            chunk = sock.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        raw_reply = wire.receive(sock, until)
     finally:
         sock.close()
-    return wire.reply(b"".join(chunks))
+    return wire.reply(raw_reply)
 
 
 def _own(info: os.stat_result, uid: int, kind: "Any", allowed: int) -> None:
@@ -144,20 +137,6 @@ def _own(info: os.stat_result, uid: int, kind: "Any", allowed: int) -> None:
     group or other beyond `allowed`."""
     if not kind(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077 & ~allowed:
         raise NotOurs("not the user's own")
-
-
-def _connect(sock: "Any", address: str, deadline: float) -> None:
-    """Connect, retrying while the listen backlog is full (EAGAIN) until the deadline.
-    Raises TimeoutError past it, OSError when none listens."""
-    while True:
-        sock.settimeout(max(0.001, deadline - time.monotonic()))
-        try:
-            sock.connect(address)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise TimeoutError from None
-            time.sleep(POLL)
 
 
 def _in_process(

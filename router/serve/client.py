@@ -146,7 +146,6 @@ def answers(t: Target) -> bool:
     DaemonError when the socket or its directory is not the user's own."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(PROBE_TIMEOUT)
             _open(sock, t.places.socket, time.monotonic() + PROBE_TIMEOUT)
     except TimeoutError:
         return True  # the backlog is full: a daemon listens, it is busy
@@ -212,16 +211,9 @@ def call(
     deadline = time.monotonic() + timeout
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
             _open(sock, t.places.socket, deadline)
             sock.sendall(request)
-            chunks = []
-            while True:
-                sock.settimeout(max(0.001, deadline - time.monotonic()))
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                chunks.append(chunk)
+            raw = wire.receive(sock, deadline)
     except TimeoutError:
         raise Unanswered(
             f"the daemon did not answer within {timeout:g} s", "Check it with: kroute status"
@@ -231,7 +223,7 @@ def call(
             f"cannot reach the daemon at {t.places.socket}: {error.strerror or error}",
             "Start it with: kroute start",
         ) from None
-    return _parse(b"".join(chunks))
+    return _parse(raw)
 
 
 def _open(sock: socket.socket, address: Path, deadline: float) -> None:
@@ -239,7 +231,7 @@ def _open(sock: socket.socket, address: Path, deadline: float) -> None:
     the process that accepted is the user's too. Raises DaemonError when either is someone
     else's (nothing has been sent), OSError or TimeoutError when it cannot connect."""
     _check_socket(address)
-    _connect(sock, str(address), deadline)
+    wire.connect(sock, str(address), deadline)
     _check_peer(sock, address)
 
 
@@ -275,18 +267,6 @@ def _check_peer(sock: socket.socket, address: Path) -> None:
             f"(uid {os.geteuid()})",
             "Stop that process, or set XDG_RUNTIME_DIR to a directory of your own",
         )
-
-
-def _connect(sock: socket.socket, address: str, deadline: float) -> None:
-    """Connect, retrying while the listen backlog is full (EAGAIN) until the deadline."""
-    while True:
-        try:
-            sock.connect(address)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise TimeoutError from None
-            time.sleep(POLL)
 
 
 def _parse(raw: bytes) -> Reply:
