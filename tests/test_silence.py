@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from router.core import rank, silence, term
+from router.core import imperative, rank, silence, term
 from router.core.entry import Entry
 from router.core.index import Index
 
@@ -20,8 +20,14 @@ def lacking(entries: list[Entry], task: str, anchored: bool = False) -> tuple[st
     scoring = rank.scoring(weighted, index.size)
     scores, _ = rank.scores(index, scoring)
     top = sorted(scores, key=lambda s: -scores[s])[: silence.LOOK]
+    asked = imperative.asked(task)
     return silence.lacking(
-        index, weighted, top, lambda s: rank.reach(index, s, scoring, False), anchored
+        index,
+        weighted,
+        top,
+        lambda s: rank.reach(index, s, scoring, False),
+        anchored,
+        rank.weigh(index, term.of_task(asked)) if asked else (),
     )
 
 
@@ -52,3 +58,30 @@ def test_path_words_alone_speak_only_when_no_anchor_was_named() -> None:
     entries = [doc("llms", title="Write an llms.txt for the site"), *FILLER]
     assert lacking(entries, "add an llms.txt") is None
     assert lacking(entries, "add an llms.txt", anchored=True) == ()
+
+
+EVENTS = [
+    doc("cqrs", title="CQRS: separate reads from writes", summary="models built from events"),
+    *[doc(f"ci{i}", summary=f"build pipeline {i} emits events") for i in range(6)],
+    *FILLER,
+]
+
+
+def test_a_request_for_something_no_entry_names_is_silent_on_passing_words() -> None:
+    # "reads", "events" and "build" reach the CQRS entries, but the skill asked for is unknown
+    task = "build an Alexa skill that reads out today's calendar events from our API"
+    assert lacking(EVENTS, task) == ("alexa", "skill", "calendar", "api")
+
+
+def test_a_request_for_something_the_catalog_names_speaks_on_the_same_words() -> None:
+    assert lacking(EVENTS, "build a read model that replays the events") is None
+
+
+def test_a_question_naming_the_unknown_thing_is_judged_by_its_evidence() -> None:
+    assert lacking(EVENTS, "which events should a read model of the CQRS entries keep?") is None
+
+
+def test_a_request_for_an_unknown_thing_speaks_when_its_words_reach_an_entry() -> None:
+    entries = [doc("lang", title="Translations with next-intl", summary="locale files"), *FILLER]
+    assert lacking(entries, "add German translations") == ("german",)
+    assert lacking(entries, "add German translations to the next-intl locale files") is None

@@ -12,10 +12,12 @@ from router.core import (
     anchor,
     cutoff,
     fusion,
+    imperative,
     pointer,
     purpose,
     rank,
     silence,
+    term,
     text,
     trigger,
     weight,
@@ -203,8 +205,14 @@ def _rank(
     if fired:
         return _Ranking(scoring, fired, tuple(ranked), reached, None)
     top = [c.slot for c in ranked[: silence.LOOK]]
+    asked = imperative.asked(request.task)
     lacking = silence.lacking(
-        index, weighted, top, lambda s: rank.reach(index, s, scoring, False), anchored > 0
+        index,
+        weighted,
+        top,
+        lambda s: rank.reach(index, s, scoring, False),
+        anchored > 0,
+        rank.weigh(index, term.of_task(asked)) if asked else (),
     )
     if lacking is not None:
         return _Ranking(scoring, fired, (), 0, lacking)

@@ -25,6 +25,10 @@ EVIDENCE_FLOOR = 0.75
 # A task with this few specific words is too short to judge by coverage: it speaks when
 # anything reaches it (a terse "why Rust over Go?").
 FEW_WORDS = 2
+# When a request asks to make or change something no entry names ("an Alexa skill", "AWS
+# WAF": `imperative.asked`), the words it shares with an entry are incidental unless they
+# add up: the least evidence it speaks on is two terms one entry holds, in a title.
+UNKNOWN_ASKED_FLOOR = 2.0
 
 
 def subject(weighted: Sequence[rank.Weighted]) -> list[rank.Weighted]:
@@ -51,16 +55,25 @@ def lacking(
     top: Sequence[int],
     reach: Callable[[int], rank.Reach],
     anchored: bool = False,
+    asked: Sequence[rank.Weighted] = (),
 ) -> tuple[str, ...] | None:
     """Return None when the route speaks, else the task words no entry holds (possibly
     none: the catalog holds the task's words, but no entry holds enough of them).
 
     When the task names a governed path (`anchored`), its path words have done their work:
-    only the task's own words can add ranked pointers to the anchored ones."""
+    only the task's own words can add ranked pointers to the anchored ones. `asked` are the
+    terms of what a change request asks for (`imperative.asked`); when one of them is a word
+    no entry holds, the route needs UNKNOWN_ASKED_FLOOR of evidence to speak."""
     specific = subject(weighted)
-    missing = tuple(w.term.word for w in specific if w.df == 0)
+    unknown = {w.term.stem for w in asked if w.df == 0 and w.term.word not in term.ACTION_WORDS}
+    named = unknown | {w.term.stem for w in specific}
+    missing = tuple(w.term.word for w in weighted if w.df == 0 and w.term.stem in named)
     if not top:
         return missing
+    if unknown:
+        best = max((evidence(index, reach(slot), specific) for slot in top[:LOOK]), default=0.0)
+        if best < UNKNOWN_ASKED_FLOOR:
+            return missing
     if not specific:
         # nothing but actions and path words: a path word must reach something
         path_words = [] if anchored else [w for w in weighted if w.term.weak]
