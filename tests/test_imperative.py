@@ -15,12 +15,18 @@ from router.core import imperative
         ("add a LiveView page to our Phoenix app that streams updates", "a LiveView page"),
         ("Turn on LTO, a single codegen unit and symbol stripping", "LTO"),
         ("Add a Code of Conduct (Contributor Covenant 2.1) and link it", "a Code of Conduct"),
-        ("In our Unreal Engine 5 project, add a C++ actor component that opens", "a C++ actor component"),
+        (
+            "In our Unreal Engine 5 project, add a C++ actor component that opens",
+            "a C++ actor component",
+        ),
         ("Can you please add retries to the bank client?", "retries"),
         ("I'd like to put the ConfigMap next to the cluster", "the ConfigMap"),
         ("Re-record the terminal demo on the front page.", "the terminal demo"),
         # a second sentence may hold the request
-        ("The app needs search. Provision an OpenSearch domain in our VPC.", "an OpenSearch domain"),
+        (
+            "The app needs search. Provision an OpenSearch domain in our VPC.",
+            "an OpenSearch domain",
+        ),
         # sizes and counts say how much, not what
         ("make 400px-wide thumbnails of everything in assets/photos", "thumbnails of everything"),
         ("Instrument the three services so we can follow a request", "the services"),
@@ -39,6 +45,7 @@ def test_a_request_asks_for_the_phrase_after_its_verb(task: str, asked: str) -> 
         "the Blender add-on installs without errors but its panel never shows up",
         "Let `headwater taxonomy vendor` accept an https URL",
         "```\nadd foo to bar\n```\nwhat does this snippet do?",
+        "Make sure the retry loop gives up after five attempts",
     ],
 )
 def test_questions_reports_and_reviews_ask_for_nothing(task: str) -> None:

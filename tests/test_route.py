@@ -98,6 +98,22 @@ def test_a_route_over_scattered_words_is_silent_and_names_what_is_missing() -> N
     assert answer.lacking == ("kubernetes", "helm", "chart", "argo", "canary", "rollouts")
 
 
+def test_a_request_for_a_thing_no_entry_names_is_silent_apart_from_anchors() -> None:
+    entries = [
+        doc("cqrs", title="CQRS: separate reads from writes", summary="models built from events"),
+        doc("billing", summary="payment code", governs=("src/api/payments.py",)),
+        *[doc(f"ci{i}", summary=f"build pipeline {i} emits events") for i in range(6)],
+        *FILLER,
+    ]
+    answer = run(entries, "build an Alexa skill that reads out calendar events from our API")
+    assert answer.pointers == () and answer.silence == "no_document_reached"
+    assert answer.lacking[:1] == ("alexa",)
+    anchored = run(entries, "add an Alexa skill that reads events to src/api/payments.py")
+    assert ids(anchored) == ["billing"]
+    # the same words, asking for a thing the catalog knows, reach the CQRS entry
+    assert ids(run(entries, "build a read model that replays the events"))[:1] == ["cqrs"]
+
+
 def test_conversational_words_are_not_terms() -> None:
     entries = [
         doc("money", summary="money is stored as integer cents"),

@@ -44,6 +44,8 @@ _PHRASE_END = re.compile(
     r"as|and|or|but|then|than|without|instead|e\.g\.|i\.e\.)\b|[,;:()!?]|\.(?:\s|$)|$",
     re.IGNORECASE,
 )
+# "Make sure", "make certain": a check asked for, not a thing.
+_IDIOM = re.compile(r"^(?:sure|certain)\b", re.IGNORECASE)
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 # A size or count written as one word: "400px-wide", "24-row", "5-minute". It says how much,
@@ -65,6 +67,8 @@ def asked(task: str) -> str | None:
         rest = _FRONTED.sub("", rest, count=1)
         opening = _WORD.match(rest)
         if opening is None or _verb(opening.group(1)) not in REQUEST_VERBS:
+            continue
+        if _IDIOM.match(opening.group(2)):
             continue
         rest = _PARTICLE.sub("", opening.group(2), count=1)
         end = _PHRASE_END.search(rest)
