@@ -27,7 +27,7 @@ def lacking(entries: list[Entry], task: str, anchored: bool = False) -> tuple[st
         top,
         lambda s: rank.reach(index, s, scoring, False),
         anchored,
-        rank.weigh(index, term.of_task(asked)) if asked else (),
+        [rank.weigh(index, term.of_task(word)) for word in asked.split()] if asked else (),
     )
 
 
@@ -85,3 +85,24 @@ def test_a_request_for_an_unknown_thing_speaks_when_its_words_reach_an_entry() -
     entries = [doc("lang", title="Translations with next-intl", summary="locale files"), *FILLER]
     assert lacking(entries, "add German translations") == ("german",)
     assert lacking(entries, "add German translations to the next-intl locale files") is None
+
+
+KINDS = [
+    doc("ext", title="Chrome extension manifest rules", summary="permissions and service workers"),
+    doc("devtools", title="Chrome devtools", summary="debugging pages and extension panels"),
+    doc("store", summary="publishing an extension to the store"),
+    doc("kpi", title="KPI dashboards", summary="a live view of business metrics"),
+    doc("live", summary="live reload while you edit"),
+    *FILLER,
+]
+
+
+def test_an_unknown_thing_of_a_kind_an_entry_is_about_speaks() -> None:
+    # "popup" is unknown, but "Chrome extension" is what an entry's title is about
+    assert lacking(KINDS, "Add a Chrome extension popup that saves the current tab") is None
+
+
+def test_the_parts_of_an_unknown_identifier_name_no_kind() -> None:
+    # `LiveView` is unknown whole; "live" and "view" in a title do not make it known
+    task = "add a LiveView page that streams order status updates"
+    assert lacking(KINDS, task) == ("liveview", "streams", "order", "status")

@@ -212,7 +212,7 @@ def _rank(
         top,
         lambda s: rank.reach(index, s, scoring, False),
         anchored > 0,
-        rank.weigh(index, term.of_task(asked)) if asked else (),
+        [rank.weigh(index, term.of_task(word)) for word in asked.split()] if asked else (),
     )
     if lacking is not None:
         return _Ranking(scoring, fired, (), 0, lacking)

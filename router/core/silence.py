@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from router.core import rank, term, weight
-from router.core.index import Index
+from router.core.index import FAMILY_TEXT, Index
 
 LOOK = 3  # the candidates whose evidence decides: the top of what the agent would be shown
 # How much a reach counts, by the tier of the field it reached (structured, family_text,
@@ -29,6 +29,9 @@ FEW_WORDS = 2
 # WAF": `imperative.asked`), the words it shares with an entry are incidental unless they
 # add up: the least evidence it speaks on is two terms one entry holds, in a title.
 UNKNOWN_ASKED_FLOOR = 2.0
+# ... unless the thing's words the catalog does know name a candidate's subject: this many of
+# them in its title or summary ("Chrome extension" for "a Chrome extension popup").
+KIND_WORDS = 2
 
 
 def subject(weighted: Sequence[rank.Weighted]) -> list[rank.Weighted]:
@@ -55,24 +58,32 @@ def lacking(
     top: Sequence[int],
     reach: Callable[[int], rank.Reach],
     anchored: bool = False,
-    asked: Sequence[rank.Weighted] = (),
+    asked: Sequence[Sequence[rank.Weighted]] = (),
 ) -> tuple[str, ...] | None:
     """Return None when the route speaks, else the task words no entry holds (possibly
     none: the catalog holds the task's words, but no entry holds enough of them).
 
     When the task names a governed path (`anchored`), its path words have done their work:
-    only the task's own words can add ranked pointers to the anchored ones. `asked` are the
-    terms of what a change request asks for (`imperative.asked`); when one of them is a word
-    no entry holds, the route needs UNKNOWN_ASKED_FLOOR of evidence to speak."""
+    only the task's own words can add ranked pointers to the anchored ones. `asked` holds,
+    word by word, the terms of what a change request asks for (`imperative.asked`): when
+    one of them is a word no entry holds, the route speaks only on UNKNOWN_ASKED_FLOOR of
+    evidence, or when a candidate's title holds KIND_WORDS of the thing's known words ("a
+    Chrome extension popup" where an entry is about Chrome extensions)."""
     specific = subject(weighted)
-    unknown = {w.term.stem for w in asked if w.df == 0 and w.term.word not in term.ACTION_WORDS}
+    unknown = {w.term.stem for word in asked for w in word if w.df == 0 and not _action(w)}
     named = unknown | {w.term.stem for w in specific}
     missing = tuple(w.term.word for w in weighted if w.df == 0 and w.term.stem in named)
     if not top:
         return missing
     if unknown:
-        best = max((evidence(index, reach(slot), specific) for slot in top[:LOOK]), default=0.0)
-        if best < UNKNOWN_ASKED_FLOOR:
+        # a word the catalog lacks is unknown whole: the parts of `LiveView` name no kind
+        kind = {w.term.stem for word in asked if all(w.df for w in word) for w in word}
+        kind -= {w.term.stem for word in asked for w in word if _action(w)}
+        stems = {w.term.word: w.term.stem for w in weighted}
+        reaches = [reach(slot) for slot in top[:LOOK]]
+        best = max(evidence(index, r, specific) for r in reaches)
+        titled = max(_titled(r, kind, stems) for r in reaches)
+        if best < UNKNOWN_ASKED_FLOOR and titled < KIND_WORDS:
             return missing
     if not specific:
         # nothing but actions and path words: a path word must reach something
@@ -83,3 +94,12 @@ def lacking(
         return None if held else missing
     best = max(evidence(index, reach(slot), specific) for slot in top[:LOOK])
     return None if best >= EVIDENCE_FLOOR else missing
+
+
+def _action(w: rank.Weighted) -> bool:
+    return w.term.word in term.ACTION_WORDS
+
+
+def _titled(reach: rank.Reach, kind: set[str], stems: dict[str, str]) -> int:
+    """Return how many of the `kind` stems reached the entry in a title-strength field."""
+    return sum(1 for word, tier in reach.tiers if tier <= FAMILY_TEXT and stems.get(word) in kind)
