@@ -34,6 +34,24 @@ def test_title_beats_body_and_more_terms_beat_fewer() -> None:
     assert order[:3] == ["docs/title.md", "docs/body.md", "docs/one.md"]
 
 
+def test_an_action_ranks_what_the_subject_reaches_but_brings_nothing_in() -> None:
+    index = Index(
+        [
+            doc("adding", title="Add a language"),
+            doc("llms", title="Create an llms.txt", summary="add one for the site"),
+            doc("other", title="llms.txt and robots.txt"),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)],
+        ]
+    )
+    # "add" lifts the llms entry that holds it above the one that does not ...
+    assert [path for _, path in ranked(index, "add an llms.txt")] == [
+        "docs/llms.md",
+        "docs/other.md",
+    ]
+    # ... and ranks on its own when the task holds nothing else
+    assert [path for _, path in ranked(index, "add")] == ["docs/adding.md", "docs/llms.md"]
+
+
 def test_reach_names_each_term_and_the_field_or_section_it_reached() -> None:
     index = Index(
         [

@@ -56,8 +56,14 @@ def test_a_short_task_speaks_when_any_candidate_holds_its_word() -> None:
 
 def test_path_words_alone_speak_only_when_no_anchor_was_named() -> None:
     entries = [doc("llms", title="Write an llms.txt for the site"), *FILLER]
-    assert lacking(entries, "add an llms.txt") is None
-    assert lacking(entries, "add an llms.txt", anchored=True) == ()
+    assert lacking(entries, "add site/llms.txt") is None
+    assert lacking(entries, "add site/llms.txt", anchored=True) == ()
+
+
+def test_a_dotted_name_without_a_slash_is_the_tasks_own_word() -> None:
+    # "llms.txt" may anchor, but what it names is what the task is about
+    entries = [doc("llms", title="Write an llms.txt for the site"), *FILLER]
+    assert lacking(entries, "add an llms.txt", anchored=True) is None
 
 
 EVENTS = [

@@ -152,6 +152,17 @@ def test_path_words_give_weak_terms_without_their_syntax() -> None:
     ]
 
 
+def test_a_dotted_name_without_a_slash_gives_strong_terms_without_its_syntax() -> None:
+    terms = term.of_task("add moment.js to format dates, as React.FC and CITATION.cff do")
+    assert [(t.word, t.weak) for t in terms if t.word not in ("add", "format", "dates")] == [
+        ("moment", False),
+        ("react", False),
+        ("fc", False),
+        ("citation", False),
+        ("cff", False),
+    ]
+
+
 def test_a_word_the_task_also_writes_out_is_a_strong_term() -> None:
     terms = {t.word: t.weak for t in term.of_task("the payments module in src/payments/api.py")}
     assert terms["payments"] is False and terms["api"] is True

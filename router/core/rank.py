@@ -110,8 +110,17 @@ def scores(
     that cannot reach the `keep`-th score even with every remaining term is dropped from
     the scores (it still counts as reached). Without it, every entry any term reaches is
     scored. The entries in `must` are scored on every term whatever `keep` prunes (they
-    come out at 0 when no term reaches them)."""
+    come out at 0 when no term reaches them). Action words only add to the entries other
+    terms reach, unless the task has no other."""
     ordered = sorted(weighted, key=lambda w: -w.idf)
+    # An action ("add", "fix") ranks an entry the task's subject reaches (a record titled
+    # "Add X" is about adding) but brings none in: in "add an llms.txt", an entry only "add"
+    # reaches is no candidate. A task of actions alone is ranked by them.
+    subject = [w for w in ordered if w.term.word not in term.ACTION_WORDS]
+    lifting = len(subject) if subject else len(ordered)
+    ordered = (
+        subject + [w for w in ordered if w.term.word in term.ACTION_WORDS] if subject else ordered
+    )
     lists = [index.postings(w.term.stem) for w in ordered]
     # the most a term can add to one entry: its idf times its posting's largest impact
     rest = [0.0] * (len(ordered) + 1)
@@ -134,7 +143,7 @@ def scores(
                 for slot in hopeless:
                     del acc[slot]
                 dropped += len(hopeless)
-        if pruned:
+        if pruned or i >= lifting:
             _update_reached(acc, slots, impacts, idf)
         elif not acc:
             acc = {slot: idf * impact for slot, impact in zip(slots, impacts, strict=True)}

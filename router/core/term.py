@@ -201,16 +201,27 @@ def of_task(task: str) -> tuple[Term, ...]:
 
     Words that read as paths are anchors first (DESIGN 6 step 2); their tokens other than
     path syntax ("src", "py") are weak terms, and a stem the task also writes as a word is
-    a strong one."""
+    a strong one. A dotted name with no `/` ("moment.js", "React.FC", "CITATION.cff") is
+    read as a name: it may anchor, but what it names is what the task is about, so its
+    tokens other than path syntax are strong terms."""
     prose: list[str] = []
+    names: list[str] = []
     paths: list[str] = []
     # a word's tokens are its own (separators never join two words), so a repeated word
     # adds no first occurrence: a long task's words are read once each
     for word in dict.fromkeys(task.split()):
-        (paths if _reads_as_path(word) else prose).append(word)
+        if not _reads_as_path(word):
+            prose.append(word)
+        else:
+            (paths if "/" in word else names).append(word)
     seen: dict[str, Term] = {}
     for token in text.tokens(" ".join(_with_parts(prose))):
         if token not in FUNCTION_WORDS:
+            key = stem(token)
+            if key not in seen:
+                seen[key] = Term(key, token)
+    for token in text.tokens(" ".join(_with_parts(names))):
+        if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
             key = stem(token)
             if key not in seen:
                 seen[key] = Term(key, token)
