@@ -23,16 +23,26 @@ REQUEST_VERBS = frozenset(
     """.split()
 )
 # What may open a request before its verb: politeness, "can you", "I'd like to" and the like.
-_OPENING = re.compile(
-    r"^(?:(?:please|pls|ok|okay|now|also|then|so|hey|quick(?:ly)?)\b[,:]?\s*)*"
+_OPENING = (
+    r"(?:(?:please|pls|ok|okay|now|also|then|so|hey|quick(?:ly)?)\b[,:]?[ \t]*)*"
     r"(?:(?:can|could|would|will) you (?:please )?|"
     r"(?:i|we) (?:really )?(?:want|need|would like|'d like|'d love|have) (?:you )?to |"
     r"(?:i|we)'d like (?:you )?to |let's |lets |help me |go ahead and )?"
-    r"(?:please )?",
-    re.IGNORECASE,
+    r"(?:please )?"
 )
 # A fronted phrase before the verb: "In our Unreal Engine 5 project, add ...".
-_FRONTED = re.compile(r"^(?:in|for|on|inside|within|across|at|from)\b[^,]{0,80},\s*", re.I)
+_FRONTED = r"(?:(?:in|for|on|inside|within|across|at|from)\b[^,\n]{0,80}+,[ \t]*)?"
+# A sentence that opens with a request verb ("re-record" asks to record), found in one scan
+# of the text: a pasted log of thousands of lines costs one pass, not a match per line.
+_REQUEST = re.compile(
+    r"(?:^|(?<=[.!?])[ \t])[ \t]*+"
+    + _OPENING
+    + _FRONTED
+    + r"(?:re-)?(?:"
+    + "|".join(sorted(REQUEST_VERBS, key=lambda v: (-len(v), v)))
+    + r")\b(?![-'])[ \t]*(?P<rest>[^\n]*)",
+    re.IGNORECASE | re.MULTILINE,
+)
 # Particles that belong to the verb ("set up", "turn on"), not to what it asks for.
 _PARTICLE = re.compile(r"^(?:up|on|off|out|in|together|back)\b\s*", re.IGNORECASE)
 # Where the phrase naming what is asked for ends: a preposition other than "of" (which binds
@@ -46,7 +56,6 @@ _PHRASE_END = re.compile(
 )
 # "Make sure", "make certain": a check asked for, not a thing.
 _IDIOM = re.compile(r"^(?:sure|certain)\b", re.IGNORECASE)
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
 # A size or count written as one word: "400px-wide", "24-row", "5-minute". It says how much,
 # not what: a catalog need not hold it.
@@ -55,30 +64,18 @@ MEASURE = re.compile(
     r"twenty|thirty|fifty|hundred|thousand|dozen|half|couple|few|several)(?:-[a-z]+)*$",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"^([A-Za-z]+(?:-[A-Za-z]+)?)\b\s*(.*)$", re.DOTALL)
 
 
 def asked(task: str) -> str | None:
     """Return the phrase naming what the task's first request sentence asks to make or
     change, measures ("400px-wide") left out, or None when no sentence opens with a request
     verb (a question, a report, a review). The phrase may be empty ("Fix it.")."""
-    for sentence in _SENTENCES.split(_FENCE.sub(" ", task)):
-        rest = _OPENING.sub("", sentence.strip(), count=1)
-        rest = _FRONTED.sub("", rest, count=1)
-        opening = _WORD.match(rest)
-        if opening is None or _verb(opening.group(1)) not in REQUEST_VERBS:
+    for request in _REQUEST.finditer(_FENCE.sub(" ", task)):
+        rest = request.group("rest")
+        if _IDIOM.match(rest):
             continue
-        if _IDIOM.match(opening.group(2)):
-            continue
-        rest = _PARTICLE.sub("", opening.group(2), count=1)
+        rest = _PARTICLE.sub("", rest, count=1)
         end = _PHRASE_END.search(rest)
         phrase = rest[: end.start()] if end else rest
         return " ".join(w for w in phrase.split() if not MEASURE.match(w.strip("`'\"")))
     return None
-
-
-def _verb(word: str) -> str:
-    """Return a request's opening word as a verb to look up: lower-cased, a "re-" dropped
-    ("re-record" asks to record)."""
-    word = word.lower()
-    return word[3:] if word.startswith("re-") else word
