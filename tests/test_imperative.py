@@ -30,6 +30,7 @@ from router.core import imperative
         # sizes and counts say how much, not what
         ("make 400px-wide thumbnails of everything in assets/photos", "thumbnails of everything"),
         ("Instrument the three services so we can follow a request", "the services"),
+        ("Ship the v2 client with 24-row pages", "the client"),
         ("Fix it.", "it"),
     ],
 )

@@ -57,10 +57,10 @@ _PHRASE_END = re.compile(
 # "Make sure", "make certain": a check asked for, not a thing.
 _IDIOM = re.compile(r"^(?:sure|certain)\b", re.IGNORECASE)
 _FENCE = re.compile(r"```.*?(?:```|$)", re.DOTALL)
-# A size or count written as one word: "400px-wide", "24-row", "5-minute". It says how much,
-# not what: a catalog need not hold it.
+# A size, count or version written as one word: "400px-wide", "24-row", "three", "v2". It says
+# how much or which, not what: a catalog need not hold it.
 MEASURE = re.compile(
-    r"^(?:\d[\d.,]*[a-z%]{0,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"^(?:\d[\d.,]*[a-z%]{0,3}|v\d[\d.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"twenty|thirty|fifty|hundred|thousand|dozen|half|couple|few|several)(?:-[a-z]+)*$",
     re.IGNORECASE,
 )
