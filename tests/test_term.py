@@ -116,6 +116,15 @@ def test_the_parts_of_a_texts_code_identifiers() -> None:
     assert term.parts("plain words, snake_case and UPPER stay whole") == ""
 
 
+def test_an_acronyms_plural_is_one_word_not_an_identifier() -> None:
+    # "URLs" is not `UR` + `Ls`: those would reach any entry naming a `urLs`-like identifier
+    assert term.parts("fetch the URLs of the APIs listed in (ADRs), then useEffect") == (
+        "use effect"
+    )
+    words = [t.word for t in term.of_task("fetch 500 URLs with at most 10 requests")]
+    assert "ur" not in words and "ls" not in words and "urls" in words
+
+
 @pytest.mark.parametrize("shape", ["a" * 200_000, "aA" * 100_000, "A" * 200_000, "ab " * 70_000])
 def test_finding_identifiers_stays_linear_on_hostile_text(shape: str) -> None:
     # a backtracking pattern would take minutes here; the deadline only catches a hang

@@ -256,8 +256,23 @@ def parts(raw: str) -> str:
     shapes = raw.encode("utf-8", "ignore").translate(_SHAPES)
     if b"aA" not in shapes and b"AAa" not in shapes:
         return ""
-    found = [part for word in _IDENTIFIER.findall(raw) for part in _IDENTIFIER_JOINS.split(word)]
+    found = [part for word in _IDENTIFIER.findall(raw) for part in _words_of_identifier(word)]
     return text.normalize(" ".join(found)) if found else ""
+
+
+# An acronym's plural ("URLs", "APIs", "ADRs"): one word, whose "parts" (`UR`, `Ls`) are none.
+_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
+
+
+def _words_of_identifier(word: str) -> list[str]:
+    """Return the words a code identifier joins (`useEffect` -> use, Effect), none when it
+    is an acronym's plural."""
+    if _PLURAL_ACRONYM.fullmatch(word.strip(_EDGES)):
+        return []
+    return _IDENTIFIER_JOINS.split(word)
+
+
+_EDGES = "\"'`([{<>}]).,;:!?*"
 
 
 def _with_parts(words: list[str]) -> list[str]:
@@ -266,7 +281,7 @@ def _with_parts(words: list[str]) -> list[str]:
     out: list[str] = []
     for word in words:
         out.append(word)
-        parts = _IDENTIFIER_JOINS.split(word)
+        parts = _words_of_identifier(word)
         if len(parts) > 1:
             out.extend(parts)
     return out
