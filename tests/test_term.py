@@ -96,7 +96,7 @@ FOLDED_ENDINGS = (
 @given(st.text(alphabet="abcdeilnorstuyz", min_size=0, max_size=9), st.sampled_from(FOLDED_ENDINGS))
 def test_every_word_of_a_stem_holds_its_probe(start: str, ending: str) -> None:
     word = start + ending
-    assert term.probe(term.stem(word)) in word
+    assert word.startswith(term.probe(term.stem(word)))
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,7 @@ def test_every_word_of_a_stem_holds_its_probe(start: str, ending: str) -> None:
 )  # fmt: skip
 def test_a_probe_is_in_every_form_that_folds_onto_its_stem(word: str) -> None:
     probe = term.probe(term.stem(word))
-    assert probe and probe in word
+    assert probe and word.startswith(probe)
 
 
 def test_the_parts_of_a_texts_code_identifiers() -> None:

@@ -30,6 +30,9 @@ COMMON_POSTING = 1000
 # A term taken from a path counts for less than one the task writes out: the path already
 # anchors the entries that govern it.
 WEAK_TERM_WEIGHT = 0.5
+# How far below the remaining terms' bound the read terms' bound must be for `scores` to skip
+# looking for the k-th score: any margin below 1 keeps it exact whatever the sums' rounding.
+PRUNE_MARGIN = 1 - 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +138,11 @@ def scores(
         cutoff.check(stop)
         slots, impacts = lists[i]
         idf = w.idf * IMPACT_STEP
-        if keep is not None and len(acc) > keep:
+        # no entry yet scores more than the bounds of the terms read so far: while those sum
+        # to less than the rest's (a margin for rounding), nothing can be pruned and the k-th
+        # need not be found
+        possible = pruned or rest[0] - rest[i] >= rest[i] * PRUNE_MARGIN
+        if keep is not None and len(acc) > keep and possible:
             kth = _kth(acc, keep)
             pruned = pruned or kth > rest[i]
             if pruned:
@@ -207,12 +214,18 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
         todo = {s: term.probe(s) for s in wanted - found}
         for section in indexed.entry.body:
             raw = section_words(section)
+            probes = tuple(todo.values())
             if raw.isascii():  # lowercasing a part alone can differ elsewhere (final sigma)
                 lower = raw.lower()
-                if not any(p in lower for p in todo.values()):
+                if not any(p in lower for p in probes):
                     continue
             normal = text.normalize(raw)
-            held = {x for x in (*normal.split(), *term.parts(raw).split()) if x not in function}
+            # a word folding onto a stem starts with its probe: only those are stemmed
+            held = {
+                x
+                for x in (*normal.split(), *term.parts(raw).split())
+                if x.startswith(probes) and x not in function
+            }
             reached = {stem(x) for x in held} & todo.keys()
             if reached:
                 fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))

@@ -149,9 +149,10 @@ def _one_spelling(token: str) -> str:
 
 
 def probe(stem_: str) -> str:
-    """Return a piece of `stem_` that every word folding onto it holds (`fold`): its start,
+    """Return the start of `stem_` that every word folding onto it begins with (`fold`),
     cut before the letters a fold may have rewritten. A text whose lowercased letters lack
-    the probe holds no word of that stem, so the ranker skips reading it word by word.
+    the probe holds no word of that stem, so the ranker skips reading it word by word, and
+    in a text it reads it stems only the words that begin with a probe.
 
     `fold` rewrites only a word's ending: a final `y` may have been `ies`/`ied`, a `z` an
     `s` (serialise), `ens` `enc` (licence), `or` `our` (colourful), `er` `re` (centre) or
