@@ -146,10 +146,12 @@ def scores(
             kth = _kth(acc, keep)
             pruned = pruned or kth > rest[i]
             if pruned:
-                hopeless = [s for s, v in acc.items() if v + rest[i] < kth and s not in kept]
-                for slot in hopeless:
-                    del acc[slot]
-                dropped += len(hopeless)
+                # the hopeless are most of the entries when pruning starts: keeping the rest
+                # costs one pass, deleting them one by one three
+                left, before = rest[i], len(acc)
+                acc = {s: v for s, v in acc.items() if not v + left < kth or s in kept}
+                get = acc.get
+                dropped += before - len(acc)
         if pruned or i >= lifting:
             _update_reached(acc, slots, impacts, idf)
         elif not acc:
