@@ -32,6 +32,12 @@ from router.core import imperative
         ("Instrument the three services so we can follow a request", "the services"),
         ("Ship the v2 client with 24-row pages", "the client"),
         ("Fix it.", "it"),
+        # a question how to make a thing asks for it; "to" leads to the destination
+        ("How do I set up Velero backups?", "Velero backups"),
+        ("We should add rate limiting to the proxy", "rate limiting"),
+        ("Migrate to Postgres 16 next week", "Postgres"),
+        ("How do I write down which one wins?", ""),
+        ("How should we store and convert these times?", ""),
     ],
 )
 def test_a_request_asks_for_the_phrase_after_its_verb(task: str, asked: str) -> None:

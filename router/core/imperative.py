@@ -22,10 +22,13 @@ REQUEST_VERBS = frozenset(
     cache log track validate enforce sync store
     """.split()
 )
-# What may open a request before its verb: politeness, "can you", "I'd like to" and the like.
+# What may open a request before its verb: politeness, "can you", "I'd like to", "how do I"
+# and the like (a question how to make a thing asks for it as much as a request does).
 _OPENING = (
     r"(?:(?:please|pls|ok|okay|now|also|then|so|hey|quick(?:ly)?)\b[,:]?[ \t]*)*"
     r"(?:(?:can|could|would|will) you (?:please )?|"
+    r"how (?:do|can|should|would) (?:i|we|you) |(?:is there a|what's the|what is the) "
+    r"(?:best |right |simplest )?way to |(?:i|we) (?:should|must) |"
     r"(?:i|we) (?:really )?(?:want|need|would like|'d like|'d love|have) (?:you )?to |"
     r"(?:i|we)'d like (?:you )?to |let's |lets |help me |go ahead and )?"
     r"(?:please )?"
@@ -43,15 +46,22 @@ _REQUEST = re.compile(
     + r")\b(?![-'])[ \t]*(?P<rest>[^\n]*)",
     re.IGNORECASE | re.MULTILINE,
 )
-# Particles that belong to the verb ("set up", "turn on"), not to what it asks for.
-_PARTICLE = re.compile(r"^(?:up|on|off|out|in|together|back)\b\s*", re.IGNORECASE)
+# Particles that belong to the verb ("set up", "turn on", "write down"), not to what it asks
+# for; "to" before a destination ("migrate to Postgres") asks for the destination.
+_PARTICLE = re.compile(
+    r"^(?:(?:up|on|off|out|in|down|together|back)\b\s*)?(?:(?:over )?(?:to|onto|into)\s+)?",
+    re.IGNORECASE,
+)
 # Where the phrase naming what is asked for ends: a preposition other than "of" (which binds
-# inside a noun phrase: "a Code of Conduct"), a clause's conjunction, or punctuation.
+# inside a noun phrase: "a Code of Conduct"), a clause's conjunction, a time ("next week"),
+# or punctuation.
 _PHRASE_END = re.compile(
     r"\s(?:to|for|in|into|on|onto|with|from|at|by|between|under|inside|via|against|across|"
     r"next\s+to|alongside|beside|behind|over|through|around|"
     r"so|that|which|who|when|whenever|where|because|while|if|unless|until|before|after|since|"
-    r"as|and|or|but|then|than|without|instead|e\.g\.|i\.e\.)\b|[,;:()!?]|\.(?:\s|$)|$",
+    r"as|and|or|but|then|than|without|instead|e\.g\.|i\.e\.|"
+    r"(?:next|this|last)\s+(?:week|month|sprint|quarter|release|year)|tomorrow|tonight|later|"
+    r"soon|asap|again|everywhere|please)\b|[,;:()!?]|\.(?:\s|$)|$",
     re.IGNORECASE,
 )
 # "Make sure", "make certain": a check asked for, not a thing.
@@ -74,7 +84,7 @@ def asked(task: str) -> str | None:
         rest = request.group("rest")
         if _IDIOM.match(rest):
             continue
-        rest = _PARTICLE.sub("", rest, count=1)
+        rest = " " + _PARTICLE.sub("", rest, count=1)  # a conjunction right away ends it too
         end = _PHRASE_END.search(rest)
         phrase = rest[: end.start()] if end else rest
         return " ".join(w for w in phrase.split() if not MEASURE.match(w.strip("`'\"")))
