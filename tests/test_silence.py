@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from router.core import imperative, rank, silence, term
-from router.core.entry import Entry, Section
+from router.core.entry import Entry
 from router.core.index import Index
 
 
@@ -112,20 +112,3 @@ def test_the_parts_of_an_unknown_identifier_name_no_kind() -> None:
     # `LiveView` is unknown whole; "live" and "view" in a title do not make it known
     task = "add a LiveView page that streams order status updates"
     assert lacking(KINDS, task) == ("liveview", "streams", "order", "status")
-
-
-def test_a_question_a_record_answers_in_its_body_alone_speaks() -> None:
-    # a decision record without front matter: the task's words reach its body, not its title
-    records = [
-        doc(
-            "msw",
-            title="Use MSW to mock service requests",
-            body=(Section("Context", "Plugin tests made real network calls to the backend."),),
-        ),
-        *[
-            doc(f"p{i}", summary=f"plugin {i}", body=(Section("Text", "tests and calls"),))
-            for i in range(8)
-        ],
-        *FILLER,
-    ]
-    assert lacking(records, "stubbing network calls in plugin tests") is None
