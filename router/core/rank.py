@@ -115,15 +115,12 @@ def scores(
     scored. The entries in `must` are scored on every term whatever `keep` prunes (they
     come out at 0 when no term reaches them). Action words only add to the entries other
     terms reach, unless the task has no other."""
-    ordered = sorted(weighted, key=lambda w: -w.idf)
     # An action ("add", "fix") ranks an entry the task's subject reaches (a record titled
     # "Add X" is about adding) but brings none in: in "add an llms.txt", an entry only "add"
-    # reaches is no candidate. A task of actions alone is ranked by them.
-    subject = [w for w in ordered if w.term.word not in term.ACTION_WORDS]
-    lifting = len(subject) if subject else len(ordered)
-    ordered = (
-        subject + [w for w in ordered if w.term.word in term.ACTION_WORDS] if subject else ordered
-    )
+    # reaches is no candidate. Actions come last, and from `lifting` on a term only adds to
+    # the entries already reached; a task of actions alone is ranked by them.
+    ordered = sorted(weighted, key=lambda w: (w.term.word in term.ACTION_WORDS, -w.idf))
+    lifting = sum(1 for w in ordered if w.term.word not in term.ACTION_WORDS) or len(ordered)
     lists = [index.postings(w.term.stem) for w in ordered]
     # the most a term can add to one entry: its idf times its posting's largest impact
     rest = [0.0] * (len(ordered) + 1)

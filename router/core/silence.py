@@ -78,14 +78,20 @@ def lacking(
     missing = tuple(w.term.word for w in weighted if w.df == 0 and w.term.stem in named)
     if not top:
         return missing
+    looked: list[rank.Reach] = []  # the top candidates' reaches, made once when first asked
+
+    def reaches() -> list[rank.Reach]:
+        if not looked:
+            looked.extend(reach(slot) for slot in top[:LOOK])
+        return looked
+
     if unknown:
         # a word the catalog lacks is unknown whole: the parts of `LiveView` name no kind
         kind = {w.term.stem for word in asked if all(w.df for w in word) for w in word}
         kind -= {w.term.stem for word in asked for w in word if _action(w)}
         stems = {w.term.word: w.term.stem for w in weighted}
-        reaches = [reach(slot) for slot in top[:LOOK]]
-        best = max(evidence(index, r, specific) for r in reaches)
-        titled = max(_titled(r, kind, stems) for r in reaches)
+        best = max(evidence(index, r, specific) for r in reaches())
+        titled = max(_titled(r, kind, stems) for r in reaches())
         if best < UNKNOWN_ASKED_FLOOR and titled < KIND_WORDS:
             return missing
     if not specific:
@@ -95,7 +101,7 @@ def lacking(
     if len(specific) <= FEW_WORDS:
         held = any(rank.holds(index, s, w.term.stem) for s in top[:LOOK] for w in specific)
         return None if held else missing
-    best = max(evidence(index, reach(slot), specific) for slot in top[:LOOK])
+    best = max(evidence(index, r, specific) for r in reaches())
     return None if best >= EVIDENCE_FLOOR else missing
 
 

@@ -221,16 +221,12 @@ def of_task(task: str) -> tuple[Term, ...]:
             key = stem(token)
             if key not in seen:
                 seen[key] = Term(key, token)
-    for token in text.tokens(" ".join(_with_parts(names))):
-        if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
-            key = stem(token)
-            if key not in seen:
-                seen[key] = Term(key, token)
-    for token in text.tokens(" ".join(paths)):
-        if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
-            key = stem(token)
-            if key not in seen:
-                seen[key] = Term(key, token, weak=True)
+    for words, weak in ((_with_parts(names), False), (paths, True)):
+        for token in text.tokens(" ".join(words)):
+            if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
+                key = stem(token)
+                if key not in seen:
+                    seen[key] = Term(key, token, weak=weak)
     return tuple(seen.values())
 
 
@@ -263,6 +259,7 @@ def parts(raw: str) -> str:
 
 # An acronym's plural ("URLs", "APIs", "ADRs"): one word, whose "parts" (`UR`, `Ls`) are none.
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")
+_EDGES = "\"'`([{<>}]).,;:!?*"  # what may surround a word in prose
 
 
 def _words_of_identifier(word: str) -> list[str]:
@@ -271,9 +268,6 @@ def _words_of_identifier(word: str) -> list[str]:
     if _PLURAL_ACRONYM.fullmatch(word.strip(_EDGES)):
         return []
     return _IDENTIFIER_JOINS.split(word)
-
-
-_EDGES = "\"'`([{<>}]).,;:!?*"
 
 
 def _with_parts(words: list[str]) -> list[str]:
