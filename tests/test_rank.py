@@ -34,6 +34,30 @@ def test_title_beats_body_and_more_terms_beat_fewer() -> None:
     assert order[:3] == ["docs/title.md", "docs/body.md", "docs/one.md"]
 
 
+def test_one_word_in_a_title_outranks_two_as_rare_said_once_in_passing_in_a_body() -> None:
+    # A title says what a record is about; a body of a few hundred words mentions much in
+    # passing. ReaderStateContext's review belongs to the record titled "React Context API",
+    # not to the one whose long body once says "wrapped" and "updates".
+    prose = " ".join(f"filler{i % 97}" for i in range(300))
+    index = Index(
+        [
+            doc("context", title="React Context API"),
+            doc(
+                "hydration",
+                title="Partial hydration",
+                body=(Section("Before", f"{prose} wrapped updates"),),
+            ),
+            # each word held by one more entry, so that the three are equally rare
+            doc("x", summary="context menus"),
+            doc("y", summary="wrapped lines"),
+            doc("z", summary="updates feed"),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(8)],
+        ]
+    )
+    order = [path for _, path in ranked(index, "I wrapped it in a context and it updates")]
+    assert order.index("docs/context.md") < order.index("docs/hydration.md")
+
+
 def test_an_action_ranks_what_the_subject_reaches_but_brings_nothing_in() -> None:
     index = Index(
         [
