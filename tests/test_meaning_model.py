@@ -14,8 +14,9 @@ import pytest
 
 from router.meaning import model
 
-MEANING_MODULES = ("numpy", "onnxruntime", "tokenizers")
-HEAVY = (*MEANING_MODULES, "onnx")  # onnx only quantizes the packaged model, once
+MEANING_MODULES = ("onnxruntime", "tokenizers")
+# onnx only quantizes the packaged model, once; numpy is the ranker's (a runtime dependency)
+HEAVY = (*MEANING_MODULES, "onnx")
 INSTALL_FIX = "pip install 'knowledge-router[meaning]'"
 
 

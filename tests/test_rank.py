@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from router.core import cutoff, rank, term
 from router.core.entry import Entry, Section
-from router.core.index import Index
+from router.core.index import IMPACT_STEP, Index
 
 
 def doc(ident: str, **fields: object) -> Entry:
@@ -182,6 +182,44 @@ def test_the_top_k_is_the_full_scorings_top_k(
     # the entries MaxScore keeps score exactly as in the full run, and the best `keep` agree
     assert [p for _, p in pruned[:keep]] == [p for _, p in full[:keep]]
     assert dict((p, s) for s, p in pruned[:keep]) == dict((p, s) for s, p in full[:keep])
+
+
+def reference_scores(index: Index, scoring: tuple[rank.Weighted, ...]) -> dict[int, float]:
+    """The scores as a plain loop over dicts adds them: rarer terms first, actions last and
+    only onto entries other terms reached (unless the task has no other)."""
+    ordered = sorted(scoring, key=lambda w: (w.term.word in term.ACTION_WORDS, -w.idf))
+    subject = [w for w in ordered if w.term.word not in term.ACTION_WORDS]
+    out: dict[int, float] = {}
+    for w in ordered:
+        lifts = bool(subject) and w.term.word in term.ACTION_WORDS
+        slots, impacts = index.postings(w.term.stem)
+        for slot, impact in zip(slots, impacts, strict=True):
+            if not lifts or slot in out:
+                out[slot] = out.get(slot, 0.0) + w.idf * IMPACT_STEP * impact
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(words | st.sampled_from(["add", "fix"]), min_size=1, max_size=8),
+        min_size=2,
+        max_size=30,
+    ),
+    st.lists(words | st.sampled_from(["add", "fix"]), min_size=1, max_size=5),
+    st.sets(st.integers(min_value=0, max_value=29), max_size=5),
+)
+def test_scores_are_the_sums_a_plain_loop_takes_in_the_same_order(
+    docs: list[list[str]], task: list[str], gone: set[int]
+) -> None:
+    index = Index([doc(f"d{i:02}", summary=" ".join(ws)) for i, ws in enumerate(docs)])
+    for i in gone & set(range(len(docs) - 1)):  # removals leave slots no entry holds
+        index.remove(f"d{i:02}")
+    scoring = rank.scoring(rank.weigh(index, term.of_task(" ".join(task))), index.size)
+    got, reached = rank.scores(index, scoring)
+    want = reference_scores(index, scoring)
+    assert got == want  # the same floats, not nearly
+    assert reached == len(want)
 
 
 def test_a_long_task_scores_only_its_most_specific_terms() -> None:

@@ -179,17 +179,15 @@ class Posting:
     memory (`snapshot`): the daemon need not copy a third of a gigabyte in before it
     answers. The first change makes them arrays of its own (`own`)."""
 
-    __slots__ = ("ceiling", "impacts", "slots")
+    __slots__ = ("impacts", "slots")
 
     def __init__(
         self,
         slots: array[int] | memoryview | None = None,
         impacts: array[int] | memoryview | None = None,
-        ceiling: int = 0,
     ) -> None:
         self.slots: array[int] | memoryview = array("i") if slots is None else slots
         self.impacts: array[int] | memoryview = array("B") if impacts is None else impacts
-        self.ceiling = ceiling  # no impact is above it (a removal leaves it, still a bound)
 
     def own(self) -> tuple[array[int], array[int]]:
         """Return the slots and impacts as arrays this posting owns, copying them out of a
@@ -276,10 +274,10 @@ class Index:
         """Return every stem's posting, in no particular order (what a snapshot writes)."""
         return iter(self._postings.values())
 
-    def ceiling(self, stem: str) -> int:
-        """Return a bound on the impacts of `stem`'s posting (0 when no entry holds it)."""
-        posting = self._postings.get(stem)
-        return posting.ceiling if posting is not None else 0
+    @property
+    def slots_end(self) -> int:
+        """Return one past the highest slot ever given (slots are never reused)."""
+        return self._next
 
     def slot(self, slot: int) -> Indexed:
         """Return the indexed entry in `slot`."""
@@ -368,11 +366,8 @@ class Index:
             slots, impacts = posting.slots, posting.impacts
             if type(slots) is not array or type(impacts) is not array:  # mapped: copy out
                 slots, impacts = posting.own()
-            step = round(impact * _PER_STEP) or 1
             slots.append(slot)
-            impacts.append(step)
-            if step > posting.ceiling:
-                posting.ceiling = step
+            impacts.append(round(impact * _PER_STEP) or 1)
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])

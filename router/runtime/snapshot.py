@@ -80,7 +80,7 @@ class _Reading(threading.local):
 _reading = _Reading()  # the region of the snapshot being read, for `_posting` and `_body_of`
 
 
-def _posting(slots_at: int, count: int, impacts_at: int, ceiling: int) -> Posting:
+def _posting(slots_at: int, count: int, impacts_at: int) -> Posting:
     """Return a posting whose arrays are views of the mapped region being read."""
     region = _reading.region
     if region is None:
@@ -89,7 +89,7 @@ def _posting(slots_at: int, count: int, impacts_at: int, ceiling: int) -> Postin
     impacts = region[impacts_at : impacts_at + count]
     if len(slots) != count or len(impacts) != count:
         raise pickle.UnpicklingError("a posting beyond the snapshot's region")
-    return Posting(slots, impacts, ceiling)
+    return Posting(slots, impacts)
 
 
 class MappedBody(Sequence[Section]):
@@ -252,9 +252,8 @@ def save(engine: Engine, path: Path, began_ns: int) -> int:
             region_length = out.tell() - region_at
             body_at = out.tell()
 
-            def posting(p: Posting) -> tuple[Any, tuple[int, int, int, int]]:
-                slots_at, count, impacts_at = where[id(p)]
-                return _posting, (slots_at, count, impacts_at, p.ceiling)
+            def posting(p: Posting) -> tuple[Any, tuple[int, int, int]]:
+                return _posting, where[id(p)]
 
             def entry(e: Entry) -> tuple[type, tuple[Any, ...]]:
                 cls, values = _as_call(e)
