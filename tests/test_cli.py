@@ -492,3 +492,78 @@ HELP_UNNEEDED = ("orjson", "tomllib", "router.core.config", "hashlib", "tracebac
 def test_help_loads_click_and_the_command_table_only() -> None:
     done = help_loads("[m for m in sys.argv[1:] if m in sys.modules]", *HELP_UNNEEDED)
     assert done.stdout.strip().splitlines()[-1] == "loaded:"
+
+
+def clicks_help(monkeypatch: pytest.MonkeyPatch, columns: int) -> str:
+    """Return what click prints for `kroute --help` on a terminal `columns` wide."""
+    import click
+
+    from router.cli import group
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    return group.main.get_help(click.Context(group.main, info_name="kroute")) + "\n"
+
+
+def test_the_stored_overview_is_clicks_help_from_80_columns_on(
+    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> None:
+    from router.cli import overview
+
+    stored = Path(overview.HELP_FILE)
+    if request.config.getoption("--update-golden"):
+        stored.write_text(clicks_help(monkeypatch, overview.WIDE), encoding="utf-8")
+    for columns in (overview.WIDE, 120, 300):
+        assert clicks_help(monkeypatch, columns) == stored.read_text(encoding="utf-8"), (
+            "the command table or its help changed: run `pytest --update-golden`"
+        )
+    # narrower, click wraps otherwise: that is why it answers there
+    assert clicks_help(monkeypatch, 60) != stored.read_text(encoding="utf-8")
+
+
+def run_help(columns: int, program: str = "kroute") -> subprocess.CompletedProcess[str]:
+    probe = (
+        "import sys\n"
+        f"sys.argv = [{program!r}, '--help']\n"
+        "from router.cli import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('click loaded:', 'click' in sys.modules)\n"
+    )
+    env = {**os.environ, "COLUMNS": str(columns)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_help_on_a_wide_terminal_prints_the_overview_without_click() -> None:
+    from router.cli import overview
+
+    wide = run_help(100)
+    stored = Path(overview.HELP_FILE).read_text(encoding="utf-8")
+    assert wide.stdout == stored + "click loaded: False\n"
+    # a narrow terminal, or another program name (`python -m router`), is click's to answer
+    narrow = run_help(60)
+    assert narrow.stdout.endswith("click loaded: True\n") and "Commands:" in narrow.stdout
+    other = run_help(100, program="__main__.py")
+    assert other.stdout.endswith("click loaded: True\n") and "Usage: " in other.stdout
+
+
+def test_help_from_the_installed_script_matches_the_overview() -> None:
+    from router.cli import overview
+
+    script = Path(sys.executable).with_name("kroute")
+    if not script.exists():
+        pytest.skip("no kroute script beside this interpreter")
+    done = subprocess.run(
+        [str(script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout == Path(overview.HELP_FILE).read_text(encoding="utf-8")
