@@ -1095,15 +1095,7 @@ ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
     ("route p50 in process (ms)", number("{:.2f}", "route_in_process_p50_ms")),
     ("socket round trip p50, raw (ms)", number("{:.2f}", "socket_raw_p50_ms")),
 )
-CLOSING_def first_routes(figures: dict[str, Any]) -> str:
-    """Return the p50 / p99 of the first routes a restarted daemon answered."""
-    return (
-        f"{figures['route_in_daemon_first_p50_ms']:.2f} / "
-        f"{figures['route_in_daemon_first_p99_ms']:.2f}"
-    )
-
-
-ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
+CLOSING_ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
     ("python client p50 (ms)", number("{:.2f}", "python_client_p50_ms")),
     ("bare curl /v1/status p50 (ms)", number("{:.2f}", "curl_status_p50_ms")),
     ("curl /v1/route p50 (ms)", number("{:.2f}", "curl_route_p50_ms")),
