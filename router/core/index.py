@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+
+import numpy
 
 from router.core import markdown, pattern, term, text, weight
 from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
@@ -171,6 +174,14 @@ IMPACT_STEP = (weight.K1 + 1) / 255
 _PER_STEP = 1 / IMPACT_STEP
 
 
+def steps(frequencies: Iterable[float]) -> array[int]:
+    """Return the impacts of pseudo-frequencies in steps of IMPACT_STEP, one byte each
+    (never 0: an entry holding a stem is in its posting). Rounds half to even, as `round`."""
+    values = numpy.fromiter(frequencies, dtype=numpy.float64)
+    rounded = numpy.rint(weight.saturated(values) * _PER_STEP)
+    return array("B", numpy.maximum(rounded, 1).astype(numpy.uint8).tobytes())
+
+
 class Posting:
     """The entries holding one stem: slots in ascending order, and each one's impact in
     steps of IMPACT_STEP.
@@ -229,8 +240,12 @@ class Index:
         self.triggered: set[int] = set()
         # succession claims: old id -> ids of entries that say they supersede it
         self._claims: dict[str, set[str]] = {}
+        # A catalog loaded whole posts its entries' stems in one pass at the end (`_Batch`):
+        # appending to a posting per stem and entry was a third of a cold load.
+        batch = _Batch(self)
         for item in entries:
-            self.add(item)
+            self._add(item, batch)
+        batch.post()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -345,7 +360,13 @@ class Index:
 
     def add(self, item: Entry) -> None:
         """Index an entry; an entry with the same id is replaced."""
+        self._add(item, None)
+
+    def _add(self, item: Entry, batch: _Batch | None) -> None:
+        """Index an entry, its stems posted at once, or left in `batch` to post later."""
         if item.id in self._by_id:
+            if batch is not None:
+                batch.post()  # the entry it replaces must be in its postings to leave
             self.remove(item.id)
         fields = fields_of(item)
         slot = self._next
@@ -354,20 +375,24 @@ class Index:
         self._by_id[item.id] = slot
         self._by_path.setdefault(pattern.clean(item.path), item.id)
         tiers, exact = words_of(item, fields)
-        df = self._df
-        for token in exact:
-            df[token] = df.get(token, 0) + 1
-        # slots only grow, so appending keeps every posting in ascending slot order
-        postings = self._postings
-        for stem, impact in weight.impacts(tiers).items():
-            posting = postings.get(stem)
-            if posting is None:
-                posting = postings[stem] = Posting()
-            slots, impacts = posting.slots, posting.impacts
-            if type(slots) is not array or type(impacts) is not array:  # mapped: copy out
-                slots, impacts = posting.own()
-            slots.append(slot)
-            impacts.append(round(impact * _PER_STEP) or 1)
+        pseudo = weight.frequencies(tiers)
+        if batch is not None:
+            batch.hold(slot, pseudo, exact)
+        else:
+            df = self._df
+            for token in exact:
+                df[token] = df.get(token, 0) + 1
+            # slots only grow, so appending keeps every posting in ascending slot order
+            postings = self._postings
+            for stem, impact in zip(pseudo, steps(pseudo.values()), strict=True):
+                posting = postings.get(stem)
+                if posting is None:
+                    posting = postings[stem] = Posting()
+                slots, impacts = posting.slots, posting.impacts
+                if type(slots) is not array or type(impacts) is not array:  # mapped: copy
+                    slots, impacts = posting.own()
+                slots.append(slot)
+                impacts.append(impact)
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])
@@ -419,6 +444,70 @@ class Index:
 
     def _targets(self, target: str) -> dict[str, set[int]]:
         return self._literal if pattern.compile(target).literal else self._globs
+
+
+class _Batch:
+    """The stems and tokens of entries indexed but not yet posted, in slot order: posted
+    together once BATCH_POSTINGS of them are held (and at the end), which bounds the memory
+    they take."""
+
+    __slots__ = ("counts", "frequencies", "index", "slots", "stems", "tokens")
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.stems: list[str] = []
+        self.frequencies = array("d")
+        self.slots = array("i")
+        self.counts = array("q")
+        self.tokens: list[str] = []
+
+    def hold(self, slot: int, pseudo: dict[str, float], exact: set[str]) -> None:
+        """Keep one entry's stems (with their pseudo-frequencies) and exact tokens."""
+        self.stems.extend(pseudo)
+        self.frequencies.extend(pseudo.values())
+        self.slots.append(slot)
+        self.counts.append(len(pseudo))
+        self.tokens.extend(exact)
+        if len(self.stems) >= BATCH_POSTINGS:
+            self.post()
+
+    def post(self) -> None:
+        """Add what is held to the index's postings and df, and empty the batch.
+
+        The same postings as adding each entry in turn: each stem's entries in slot order
+        (a stable sort by stem keeps the order the entries came in), the same impacts."""
+        if not self.slots:
+            return
+        df = self.index._df
+        for token, n in Counter(self.tokens).items():
+            df[token] = df.get(token, 0) + n
+        # number the stems in C (a dict keeps them in first-seen order), sort by number:
+        # the k-th run of equal numbers is then the k-th stem's
+        named = list(dict.fromkeys(self.stems))
+        number = {stem: i for i, stem in enumerate(named)}
+        codes = numpy.fromiter(map(number.__getitem__, self.stems), dtype=numpy.int64)
+        slots = numpy.repeat(numpy.frombuffer(self.slots, dtype=numpy.int32), self.counts)
+        impacts = numpy.frombuffer(steps(self.frequencies), dtype=numpy.uint8)
+        order = numpy.argsort(codes, kind="stable")
+        bounds = numpy.flatnonzero(numpy.diff(codes[order])) + 1
+        postings = self.index._postings
+        runs = zip(
+            numpy.split(slots[order], bounds), numpy.split(impacts[order], bounds), strict=True
+        )
+        for stem, (held, weights) in zip(named, runs, strict=True):
+            posting = postings.get(stem)
+            if posting is None:
+                postings[stem] = Posting(array("i", held.tobytes()), array("B", weights.tobytes()))
+            else:
+                own_slots, own_impacts = posting.own()
+                own_slots.frombytes(held.tobytes())
+                own_impacts.frombytes(weights.tobytes())
+        self.stems, self.tokens = [], []
+        self.frequencies, self.slots, self.counts = array("d"), array("i"), array("q")
+
+
+# How many postings a cold load holds before it posts them: some 40 bytes each while held.
+BATCH_POSTINGS = 1 << 21
 
 
 def _target_key(target: str) -> str:

@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+import numpy
+
+T = TypeVar("T", float, numpy.ndarray)
 
 # Per tier: structured, family_text, open_first, notes, body. A body match never outweighs
 # the same term in a title or summary, and routing fields weigh most (DESIGN 5.1).
@@ -37,10 +42,9 @@ def share(field: str) -> float:
     return FIELD_SHARES.get(field, 1.0)
 
 
-def impacts(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Return stem -> saturated BM25F term frequency for one entry, from its per-tier stem
-    counts (in TIER_WEIGHTS' order, each occurrence counted at its field's share). The idf
-    is applied at query time."""
+def frequencies(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Return stem -> BM25F pseudo-frequency for one entry, from its per-tier stem counts
+    (in TIER_WEIGHTS' order, each occurrence counted at its field's share)."""
     pseudo: dict[str, float] = {}
     for tier, counts in enumerate(tiers):
         if not counts:
@@ -50,7 +54,19 @@ def impacts(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
         norm = TIER_WEIGHTS[tier] / (1 - b + b * length / REFERENCE_LENGTHS[tier])
         for stem, n in counts.items():
             pseudo[stem] = pseudo.get(stem, 0.0) + n * norm
-    return {stem: tf * (K1 + 1) / (tf + K1) for stem, tf in pseudo.items()}
+    return pseudo
+
+
+def impacts(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    """Return stem -> saturated BM25F term frequency for one entry (`frequencies`, then
+    `saturated`). The idf is applied at query time."""
+    return {stem: saturated(tf) for stem, tf in frequencies(tiers).items()}
+
+
+def saturated(tf: T) -> T:
+    """Return BM25's saturation of a pseudo-frequency (a float or an array of them, the
+    same operations in the same order either way): below K1 + 1, 1 at tf = 1."""
+    return tf * (K1 + 1) / (tf + K1)
 
 
 def idf(n: int, df: int) -> float:
