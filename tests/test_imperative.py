@@ -36,6 +36,9 @@ from router.core import imperative
         ("How do I set up Velero backups?", "Velero backups"),
         ("We should add rate limiting to the proxy", "rate limiting"),
         ("Migrate to Postgres 16 next week", "Postgres"),
+        # "off", like "onto", ends the thing moved; right after the verb it is a particle
+        ("Move the parser tests off XCTestCase onto Swift Testing", "the parser tests"),
+        ("Turn off the legacy exporter", "the legacy exporter"),
         ("How do I write down which one wins?", ""),
         ("How should we store and convert these times?", ""),
     ],

@@ -56,7 +56,7 @@ _PARTICLE = re.compile(
 # inside a noun phrase: "a Code of Conduct"), a clause's conjunction, a time ("next week"),
 # or punctuation.
 _PHRASE_END = re.compile(
-    r"\s(?:to|for|in|into|on|onto|with|from|at|by|between|under|inside|via|against|across|"
+    r"\s(?:to|for|in|into|on|onto|off|with|from|at|by|between|under|inside|via|against|across|"
     r"next\s+to|alongside|beside|behind|over|through|around|"
     r"so|that|which|who|when|whenever|where|because|while|if|unless|until|before|after|since|"
     r"as|and|or|but|then|than|without|instead|e\.g\.|i\.e\.|"
