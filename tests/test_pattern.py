@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from router.core import pattern
-from router.core.pattern import clean, covers, is_universal
+from router.core.pattern import clean, covers, is_language_wide, is_universal
 
 
 def cases(pat: str, yes: list[str], no: list[str]) -> list[tuple[str, str, bool]]:
@@ -139,3 +139,15 @@ def test_compile_reports_literal_and_basename() -> None:
 def test_backslash_and_doubled_slashes_in_patterns() -> None:
     assert covers("src\\ingest\\**", "src/ingest/x.py")
     assert covers("src//ingest", "src/ingest/x.py")
+
+
+@pytest.mark.parametrize("pat", ["**/*.py", "*.tsx", "**/*.{ts,tsx}", "./**/*.rs"])
+def test_language_wide_patterns_keep_every_file_of_an_extension(pat: str) -> None:
+    assert is_language_wide(pat)
+
+
+@pytest.mark.parametrize(
+    "pat", ["src/**/*.py", "*.test.jsx", "**/*.test.ts", "**/*", "lib/features/**/*.*", "a.py"]
+)
+def test_rooted_or_narrower_patterns_are_not_language_wide(pat: str) -> None:
+    assert not is_language_wide(pat)

@@ -225,6 +225,30 @@ def test_request_paths_are_anchors_too() -> None:
     assert ids(answer)[:2] == ["glob", "list"]
 
 
+LANGUAGES = [
+    doc("jsx", summary="conventions for every JSX component", governs=("**/*.jsx",)),
+    doc("cart", summary="how the cart module is laid out", governs=("src/cart/**",)),
+    doc("enzyme", summary="port enzyme shallow tests to testing library"),
+    *FILLER,
+]
+
+
+def test_a_task_naming_a_file_is_not_anchored_to_every_rule_for_its_language() -> None:
+    answer = run(LANGUAGES, "port the enzyme shallow tests in src/cart/Cart.test.jsx")
+    assert ids(answer) == ["enzyme", "cart"]  # what the words are about first; no `jsx`
+    # a rule rooted in the named file's directory still governs it
+    assert answer.pointers[1].evidence["anchors"] == ["src/cart/Cart.test.jsx"]
+    # a language rule still competes on the task's words
+    worded = run(LANGUAGES, "which JSX component conventions apply to src/cart/Cart.jsx")
+    assert "jsx" in ids(worded)
+
+
+def test_a_route_of_files_alone_is_anchored_to_the_rules_for_their_language() -> None:
+    # before an edit, or at a commit, the files are all the route has
+    answer = run(LANGUAGES, "", paths=("src/cart/Cart.jsx",))
+    assert sorted(ids(answer)) == ["cart", "jsx"]
+
+
 def test_bare_words_are_never_anchors() -> None:
     answer = run([doc("d", governs=("docs",)), *FILLER], "update the docs")
     assert answer.anchors == ()

@@ -11,12 +11,17 @@ from router.core.index import Index
 
 
 def named(
-    index: Index, words: Iterable[str], root: str, stop: cutoff.Stop | None = None
+    index: Index,
+    words: Iterable[str],
+    root: str,
+    stop: cutoff.Stop | None = None,
+    languages: bool = True,
 ) -> tuple[tuple[str, ...], list[Entry], dict[str, list[str]]]:
     """Return the anchors the words name (a task's words, then its explicit paths) in their
     order, the entries governing any of them, and per entry id the anchors it governs (in
-    order). Raises cutoff.Abandoned when `stop`, asked before each word that may be a path
-    is looked up, says to stop."""
+    order). Without `languages`, a pattern covering every file of an extension (`**/*.py`)
+    governs nothing here (`Index.governing`). Raises cutoff.Abandoned when `stop`, asked
+    before each word that may be a path is looked up, says to stop."""
     anchors: list[str] = []
     entries: dict[str, Entry] = {}
     governed: dict[str, list[str]] = {}
@@ -29,7 +34,7 @@ def named(
             reading = relative(reading, root)
             if not text.looks_like_path(reading):
                 continue
-            governing = index.governing(reading)
+            governing = index.governing(reading, languages)
             # The reading most entries govern wins, the earliest on a tie: a directory target
             # also covers `src/a.rs:12.`, but the clean `src/a.rs` is what the task names.
             if governing and (best is None or len(governing) > len(best[1])):

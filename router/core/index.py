@@ -311,16 +311,17 @@ class Index:
         slot = self._by_id.get(entry_id)
         return None if slot is None else self._slots[slot].entry
 
-    def governing(self, path: str) -> list[Entry]:
+    def governing(self, path: str, languages: bool = True) -> list[Entry]:
         """Return the entries whose governs targets cover the repository-relative `path`, in
-        path order. Patterns that cover every path are not anchors (see `pattern`)."""
+        path order. Patterns that cover every path are not anchors (see `pattern`), and
+        without `languages` neither are those that cover every file of an extension."""
         path = pattern.clean(path)
         slots: set[int] = set()
         parts = path.split("/")
         for i in range(1, len(parts) + 1):
             slots.update(self._literal.get("/".join(parts[:i]), ()))
         for glob, holders in self._globs.items():
-            if pattern.covers(glob, path):
+            if (languages or not pattern.is_language_wide(glob)) and pattern.covers(glob, path):
                 slots.update(holders)
         # a rule's path exclusion subtracts what its patterns cover
         slots = {

@@ -35,6 +35,17 @@ def is_universal(pattern: str) -> bool:
     return clean(pattern) in UNIVERSAL
 
 
+# A pattern rooted nowhere that keeps files by their extension alone (`**/*.py`, `*.tsx`,
+# `**/*.{ts,tsx}`) covers every file of a language: it says which files a rule is for, not
+# what a task naming one of them is about.
+_LANGUAGE_WIDE = re.compile(r"(?:\*\*/)?\*\.(?:\w+|\{\w+(?:,\w+)*\})")
+
+
+def is_language_wide(pattern: str) -> bool:
+    """Return whether the pattern keeps every file of some extensions, wherever it lies."""
+    return compile(pattern).language_wide
+
+
 @dataclass(frozen=True, slots=True)
 class Matcher:
     """A compiled pattern."""
@@ -43,6 +54,7 @@ class Matcher:
     literal: bool
     regex: re.Pattern[str] | None
     basename: bool
+    language_wide: bool = False
 
     def covers(self, path: str) -> bool:
         """Return whether the pattern matches `path` (canonical form) or a parent of it."""
@@ -63,7 +75,8 @@ def compile(pattern: str) -> Matcher:
     text = clean(pattern)
     if not _WILDCARDS.intersection(text):
         return Matcher(text, True, None, False)
-    return Matcher(text, False, re.compile(_translate(text)), "/" not in text)
+    wide = bool(_LANGUAGE_WIDE.fullmatch(text))
+    return Matcher(text, False, re.compile(_translate(text)), "/" not in text, wide)
 
 
 def covers(pattern: str, path: str) -> bool:

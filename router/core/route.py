@@ -142,7 +142,13 @@ def _assemble(
     """Return the route `assemble` answers, from the task's terms on (`base` holds them).
     Raises cutoff.Abandoned when `stop` says to stop."""
     words = [*request.task.split(), *request.paths]
-    anchors, anchored, governed = anchor.named(index, words, request.root, stop)
+    # A rule for every file of a language (`**/*.py`) anchors a route of files alone (before
+    # an edit, at a commit). A task with words of its own says what it is about, and such a
+    # rule competes on those words like any other: anchored, a catalog's many language rules
+    # came before the document the task was about.
+    anchors, anchored, governed = anchor.named(
+        index, words, request.root, stop, languages=not weighted
+    )
     base = replace(base, anchors=anchors)
     # a pattern may fire on function words alone
     fired = trigger.fired(index.with_triggers(), request.task, stop)
