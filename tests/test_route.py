@@ -243,6 +243,20 @@ def test_a_task_naming_a_file_is_not_anchored_to_every_rule_for_its_language() -
     assert "jsx" in ids(worded)
 
 
+def test_governing_the_named_file_counts_for_an_entry_the_words_reach_too() -> None:
+    entries = [
+        doc("handlers", summary="error responses of handlers", governs=("internal/**",)),
+        doc("general", title="Error responses", summary="error responses and their codes"),
+        *FILLER,
+    ]
+    answer = run(entries, "fix the error responses in internal/api/users.go")
+    assert ids(answer) == ["handlers", "general"]
+    assert answer.pointers[0].evidence["anchors"] == ["internal/api/users.go"]
+    # without the path, the words alone put the general record first
+    assert ids(run(entries, "fix the error responses of the handlers"))[0] == "handlers"
+    assert ids(run(entries, "fix the error responses"))[0] == "general"
+
+
 def test_a_route_of_files_alone_is_anchored_to_the_rules_for_their_language() -> None:
     # before an edit, or at a commit, the files are all the route has
     answer = run(LANGUAGES, "", paths=("src/cart/Cart.jsx",))

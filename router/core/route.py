@@ -33,6 +33,10 @@ ORDERS = ("diverse", "turns", "score")
 # A skill-rules.json trigger that fires is its author saying "this prompt is for me": it counts
 # as two of the rarest words, so that it outweighs one document sharing a couple of the words.
 TRIGGER_WORDS = 2
+# An entry governing a path the task names, that the task's words also reach, is one its
+# author said applies to that file: that counts as one of the rarest words, so that it comes
+# before an entry the same words reach that governs nothing named.
+GOVERNS_WORDS = 1
 # The relevance reason that marks a document as being about code the focus file imports.
 IMPORT_REASON = "import_penalty"
 SILENCE = {
@@ -162,7 +166,10 @@ def _assemble(
     anchored = [e for e in anchored if admitted(e)]
     matched = purpose.matched(taxonomy, text.tokens(request.task))
     cutoff.check(stop)
-    ranking = _rank(index, request, weighted, scoring, admitted, fired, len(anchored), stop)
+    governing = _governing(index, anchored, scoring)
+    ranking = _rank(
+        index, request, weighted, scoring, admitted, fired, len(anchored), governing, stop
+    )
     cutoff.check(stop)
     anchored, ranking, dropped = _focused(index, request, anchored, ranking)
     base = replace(base, matched=matched, filtered_by_focus=dropped)
@@ -195,6 +202,7 @@ def _rank(
     admitted: Callable[[Entry], bool],
     fired: dict[int, list[tuple[str, str]]],
     anchored: int,
+    governing: frozenset[int] = frozenset(),
     stop: cutoff.Stop | None = None,
 ) -> _Ranking:
     """Return the ranking of the admitted entries the words or a trigger reach. When no
@@ -207,7 +215,7 @@ def _rank(
     keep = None
     if request.order == "score" and request.focus is None and not _filtering(request):
         keep = request.budget + anchored + silence.LOOK
-    ranked, reached = _ranked(index, scoring, admitted, fired, keep, stop)
+    ranked, reached = _ranked(index, scoring, admitted, fired, keep, governing, stop)
     if fired:
         return _Ranking(scoring, fired, tuple(ranked), reached, None)
     top = [c.slot for c in ranked[: silence.LOOK]]
@@ -321,6 +329,19 @@ def _worded(
     return out
 
 
+def _governing(
+    index: Index, anchored: Sequence[Entry], scoring: Sequence[rank.Weighted]
+) -> frozenset[int]:
+    """Return the slots of the anchored entries a scoring term other than an action reaches:
+    they compete in the ranked order, where governing the named path counts for them."""
+    subject = [w for w in scoring if w.term.word not in term.ACTION_WORDS]
+    return frozenset(
+        slot
+        for slot in (index.slot_of(e.id) for e in anchored)
+        if any(rank.holds(index, slot, w.term.stem) for w in subject)
+    )
+
+
 def _filtering(request: Request) -> bool:
     return any(v is not None for v in request.filters().values())
 
@@ -331,18 +352,24 @@ def _ranked(
     admitted: Callable[[Entry], bool],
     fired: dict[int, list[tuple[str, str]]],
     keep: int | None = None,
+    governing: frozenset[int] = frozenset(),
     stop: cutoff.Stop | None = None,
 ) -> tuple[list[Candidate], int]:
     """Return the admitted entries the scoring terms or a trigger reach, best first (path on
     ties), only the first `keep` when given, and how many were reached. Each trigger that
     fired adds TRIGGER_WORDS times the idf of a term one entry holds, on top of its words'
-    own matches. Raises cutoff.Abandoned when `stop` says to stop."""
-    # fired entries are scored on every term, so that pruning cannot leave them half-scored
-    pruned = None if keep is None else keep + len(fired)
-    totals, scored = rank.scores(index, scoring, pruned, fired, stop)
+    own matches, and so does governing a path the task names (`governing`: entries the
+    words reach too) add GOVERNS_WORDS times it. Raises cutoff.Abandoned when `stop` says
+    to stop."""
+    # fired and governing entries are scored on every term, whatever the top-k keeps
+    must = {*fired, *governing}
+    pruned = None if keep is None else keep + len(must)
+    totals, scored = rank.scores(index, scoring, pruned, must, stop)
     unit = weight.idf(max(index.size, 1), 1)
     for slot, hits in fired.items():
         totals[slot] = totals.get(slot, 0.0) + TRIGGER_WORDS * unit * len(hits)
+    for slot in governing:
+        totals[slot] = totals.get(slot, 0.0) + GOVERNS_WORDS * unit
     if keep is not None and len(totals) > keep:
         # the best `keep` by score, and whatever ties the last of them (path breaks ties)
         floor = heapq.nlargest(keep, totals.values())[-1]
