@@ -178,7 +178,20 @@ def test_a_word_the_task_also_writes_out_is_a_strong_term() -> None:
 
 
 def test_counts_skip_stopwords_function_words_and_fold_plurals() -> None:
-    assert term.read("we retry the retries and we wait")[0] == {"retry": 2, "wait": 1}
+    stems, tokens = term.read("we retry the retries and we wait")
+    assert stems == {"retry": 2, "wait": 1}
+    assert tokens == {"we", "retry", "retries", "wait"}  # function words are tokens still
+
+
+def test_a_flood_of_new_words_reads_the_same_once_the_cache_starts_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = "we retry the retries and we wait for the waiting queue " * 3
+    fresh = term.read(text)
+    monkeypatch.setattr(term, "MAX_CACHED_STEMS", 4)  # every read now overflows the cache
+    for flood in ("alpha beta gamma delta epsilon", text, "zeta eta theta iota kappa"):
+        term.read(flood)
+    assert term.read(text) == fresh
 
 
 @given(st.text())

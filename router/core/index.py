@@ -159,9 +159,7 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float
     if item.body:
         raw = " ".join(section_words(s) for s in item.body)
         stems, tokens = term.read(text.normalize(raw))
-        body = tiers[BODY]
-        for stem, n in stems.items():
-            body[stem] = body.get(stem, 0.0) + n
+        body = tiers[BODY] = dict(stems)  # no field is of the body's tier: it starts empty
         for stem, n in term.read(term.parts(raw))[0].items():
             body[stem] = body.get(stem, 0.0) + n
         exact.update(tokens)
