@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from router.core.text import (
@@ -292,3 +293,10 @@ def test_a_word_that_may_not_be_a_path_has_no_path_reading(word: str) -> None:
     if not may_be_path(word):
         assert not any(looks_like_path(r) for r in path_readings(word))
     assert may_be_path("src/a.py") and may_be_path(".env") and not may_be_path("webhook")
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF)) | st.text())
+def test_normalize_is_the_separator_rule_on_any_text(raw: str) -> None:
+    # ASCII takes a faster path than the regular expression; both must read alike
+    assert normalize(raw) == re.sub(r"[\W_]+", " ", raw.lower()).strip()
