@@ -287,35 +287,33 @@ def read(normal: str) -> tuple[dict[str, int], set[str]]:
     occurrences (function words, stopwords and one-character words left out: what the
     ranker indexes), and seed 1's distinct tokens (function words included: the explain
     record's df counts them)."""
-    words = normal.split()
-    distinct = set(words)
-    # Loading a catalog meets the same few thousand words millions of times: each word is
-    # classified once, and every occurrence is then counted under its stem in C calls.
-    fresh = distinct.difference(_WORDS)  # a dict: looked up, not copied
-    if len(_WORDS) + len(fresh) > MAX_CACHED_STEMS:  # a flood of new words: start afresh
-        _WORDS.clear()
-        _DROPPED_WORDS.clear()
-        fresh = distinct
-    for word in fresh:
-        _classify(word)
-    stems = Counter(map(_WORDS.__getitem__, words))
-    stems.pop(_DROPPED, None)
-    stems.pop("", None)
-    return stems, distinct - _DROPPED_WORDS
+    stems: dict[str, int] = {}
+    tokens: set[str] = set()
+    known = _WORDS
+    for word, n in Counter(normal.split()).items():
+        found = known.get(word)
+        if found is None:
+            found = _classify(word)
+        if found is _DROPPED:
+            continue
+        tokens.add(word)
+        if found:
+            stems[found] = stems.get(found, 0) + n
+    return stems, tokens
 
 
-# What `read` makes of a word: its stem, "" for a function word (a token, never a stem),
-# _DROPPED for a stopword or a one-character word (also kept in _DROPPED_WORDS, to take them
-# out of a text's tokens at once).
+# What `read` makes of a word it met before: its stem, "" for a function word (a token, never
+# a stem), _DROPPED for a stopword or a one-character word. Loading a catalog meets the same
+# few thousand words millions of times; one lookup replaces three tests and a fold.
 _DROPPED = "\0"
 _WORDS: dict[str, str] = {}
-_DROPPED_WORDS: set[str] = set()
 
 
 def _classify(word: str) -> str:
+    if len(_WORDS) >= MAX_CACHED_STEMS:
+        _WORDS.clear()
     if len(word) < text.MIN_TOKEN_CHARS or word in text.STOPWORDS:
         found = _DROPPED
-        _DROPPED_WORDS.add(word)
     elif word in FUNCTION_WORDS:
         found = ""
     else:
