@@ -40,7 +40,7 @@ def shape(index: Index) -> tuple[dict[str, tuple[list[int], list[int]]], dict[st
 def test_a_catalog_indexed_whole_is_the_index_built_one_entry_at_a_time(
     root: Path, batch: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("router.core.index.BATCH_POSTINGS", batch)  # 7: many small batches
+    monkeypatch.setattr("router.core.posting.BATCH_POSTINGS", batch)  # 7: many small batches
     entries = entries_of(root)
     assert len(entries) > 5
     whole, single = Index(entries), one_at_a_time(entries)
@@ -51,7 +51,7 @@ def test_a_catalog_indexed_whole_is_the_index_built_one_entry_at_a_time(
 def test_an_entry_given_twice_is_replaced_as_add_replaces_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("router.core.index.BATCH_POSTINGS", 7)
+    monkeypatch.setattr("router.core.posting.BATCH_POSTINGS", 7)
     entries = entries_of(DEMO)
     twice = (*entries, entries[0], *entries[1:3])
     whole, single = Index(twice), one_at_a_time(twice)

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from router.core import cutoff, rank, term
 from router.core.entry import Entry, Section
-from router.core.index import IMPACT_STEP, Index
+from router.core.index import Index
+from router.core.posting import IMPACT_STEP
 
 
 def doc(ident: str, **fields: object) -> Entry:

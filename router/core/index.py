@@ -5,22 +5,18 @@ caller makes sure no route runs while a change is applied. Two views of an entry
 - seed 1's fields (tiers structured, family_text, open_first, notes, and the body sections
   read on demand) with their exact tokens, for the explain record (DESIGN 5);
 - the ranker's postings: stem -> the entries holding it and each one's BM25F impact
-  (DESIGN 5.1), kept as two parallel arrays per stem because bodies make postings the
-  largest thing the daemon holds.
+  (DESIGN 5.1; `posting`).
 """
 
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-import numpy
-
 from router.core import markdown, pattern, term, text, weight
 from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
+from router.core.posting import Batch, Posting, steps
 
 STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
 TIER_NAMES = ("structured", "family_text", "open_first", "notes", "body")
@@ -166,60 +162,6 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float
     return tiers, exact
 
 
-# Impacts are kept in one byte each: with bodies, postings are most of the daemon's memory,
-# and 256 levels of a value below K1 + 1 order entries as well as a float does.
-IMPACT_STEP = (weight.K1 + 1) / 255
-_PER_STEP = 1 / IMPACT_STEP
-
-
-def steps(frequencies: Iterable[float]) -> array[int]:
-    """Return the impacts of pseudo-frequencies in steps of IMPACT_STEP, one byte each
-    (never 0: an entry holding a stem is in its posting). Rounds half to even, as `round`."""
-    values = numpy.fromiter(frequencies, dtype=numpy.float64)
-    rounded = numpy.rint(weight.saturated(values) * _PER_STEP)
-    return array("B", numpy.maximum(rounded, 1).astype(numpy.uint8).tobytes())
-
-
-class Posting:
-    """The entries holding one stem: slots in ascending order, and each one's impact in
-    steps of IMPACT_STEP.
-
-    Restored from a snapshot, the two are read-only views of the snapshot file mapped in
-    memory (`snapshot`): the daemon need not copy a third of a gigabyte in before it
-    answers. The first change makes them arrays of its own (`own`)."""
-
-    __slots__ = ("impacts", "slots")
-
-    def __init__(
-        self,
-        slots: array[int] | memoryview | None = None,
-        impacts: array[int] | memoryview | None = None,
-    ) -> None:
-        self.slots: array[int] | memoryview = array("i") if slots is None else slots
-        self.impacts: array[int] | memoryview = array("B") if impacts is None else impacts
-
-    def own(self) -> tuple[array[int], array[int]]:
-        """Return the slots and impacts as arrays this posting owns, copying them out of a
-        mapped snapshot first (at C speed: the view's bytes)."""
-        slots, impacts = self.slots, self.impacts
-        if isinstance(slots, memoryview):
-            view = slots
-            slots = array("i")
-            slots.frombytes(view.cast("B"))
-            self.slots = slots
-        if isinstance(impacts, memoryview):
-            impacts = array("B", impacts)
-            self.impacts = impacts
-        return slots, impacts
-
-    def remove(self, slot: int) -> None:
-        at = bisect_left(self.slots, slot)
-        if at < len(self.slots) and self.slots[at] == slot:
-            slots, impacts = self.own()
-            del slots[at]
-            del impacts[at]
-
-
 class Index:
     """Entries by slot, the ranker's postings per stem, and seed 1's df per exact token."""
 
@@ -238,9 +180,8 @@ class Index:
         self.triggered: set[int] = set()
         # succession claims: old id -> ids of entries that say they supersede it
         self._claims: dict[str, set[str]] = {}
-        # A catalog loaded whole posts its entries' stems in one pass at the end (`_Batch`):
-        # appending to a posting per stem and entry was a third of a cold load.
-        batch = _Batch(self)
+        # a catalog loaded whole posts its entries' stems in batches (`posting.Batch`)
+        batch = Batch(self._postings, self._df)
         for item in entries:
             self._add(item, batch)
         batch.post()
@@ -361,7 +302,7 @@ class Index:
         """Index an entry; an entry with the same id is replaced."""
         self._add(item, None)
 
-    def _add(self, item: Entry, batch: _Batch | None) -> None:
+    def _add(self, item: Entry, batch: Batch | None) -> None:
         """Index an entry, its stems posted at once, or left in `batch` to post later."""
         if item.id in self._by_id:
             if batch is not None:
@@ -443,70 +384,6 @@ class Index:
 
     def _targets(self, target: str) -> dict[str, set[int]]:
         return self._literal if pattern.compile(target).literal else self._globs
-
-
-class _Batch:
-    """The stems and tokens of entries indexed but not yet posted, in slot order: posted
-    together once BATCH_POSTINGS of them are held (and at the end), which bounds the memory
-    they take."""
-
-    __slots__ = ("counts", "frequencies", "index", "slots", "stems", "tokens")
-
-    def __init__(self, index: Index) -> None:
-        self.index = index
-        self.stems: list[str] = []
-        self.frequencies = array("d")
-        self.slots = array("i")
-        self.counts = array("q")
-        self.tokens: list[str] = []
-
-    def hold(self, slot: int, pseudo: dict[str, float], exact: set[str]) -> None:
-        """Keep one entry's stems (with their pseudo-frequencies) and exact tokens."""
-        self.stems.extend(pseudo)
-        self.frequencies.extend(pseudo.values())
-        self.slots.append(slot)
-        self.counts.append(len(pseudo))
-        self.tokens.extend(exact)
-        if len(self.stems) >= BATCH_POSTINGS:
-            self.post()
-
-    def post(self) -> None:
-        """Add what is held to the index's postings and df, and empty the batch.
-
-        The same postings as adding each entry in turn: each stem's entries in slot order
-        (a stable sort by stem keeps the order the entries came in), the same impacts."""
-        if not self.slots:
-            return
-        df = self.index._df
-        for token, n in Counter(self.tokens).items():
-            df[token] = df.get(token, 0) + n
-        # number the stems in C (a dict keeps them in first-seen order), sort by number:
-        # the k-th run of equal numbers is then the k-th stem's
-        named = list(dict.fromkeys(self.stems))
-        number = {stem: i for i, stem in enumerate(named)}
-        codes = numpy.fromiter(map(number.__getitem__, self.stems), dtype=numpy.int64)
-        slots = numpy.repeat(numpy.frombuffer(self.slots, dtype=numpy.int32), self.counts)
-        impacts = numpy.frombuffer(steps(self.frequencies), dtype=numpy.uint8)
-        order = numpy.argsort(codes, kind="stable")
-        bounds = numpy.flatnonzero(numpy.diff(codes[order])) + 1
-        postings = self.index._postings
-        runs = zip(
-            numpy.split(slots[order], bounds), numpy.split(impacts[order], bounds), strict=True
-        )
-        for stem, (held, weights) in zip(named, runs, strict=True):
-            posting = postings.get(stem)
-            if posting is None:
-                postings[stem] = Posting(array("i", held.tobytes()), array("B", weights.tobytes()))
-            else:
-                own_slots, own_impacts = posting.own()
-                own_slots.frombytes(held.tobytes())
-                own_impacts.frombytes(weights.tobytes())
-        self.stems, self.tokens = [], []
-        self.frequencies, self.slots, self.counts = array("d"), array("i"), array("q")
-
-
-# How many postings a cold load holds before it posts them: some 40 bytes each while held.
-BATCH_POSTINGS = 1 << 21
 
 
 def _target_key(target: str) -> str:

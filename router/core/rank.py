@@ -14,7 +14,8 @@ from typing import Any
 import numpy
 
 from router.core import cutoff, term, text, weight
-from router.core.index import BODY, IMPACT_STEP, TIER_NAMES, Field, Index, section_words
+from router.core.index import BODY, TIER_NAMES, Field, Index, section_words
+from router.core.posting import IMPACT_STEP
 from router.core.term import Term
 
 # A pasted log holds hundreds of words; the few most specific ones decide the route, and

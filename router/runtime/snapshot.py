@@ -6,7 +6,7 @@ the configuration it was built under), read alone to decide whether the rest is 
 reading; the ranker's postings as raw arrays; the catalog and the index, pickled; and a
 trailer saying where the parts lie. The postings (a third of a large snapshot) are not read
 in but mapped: a restored index reads them from the page cache in place, so a restart does
-not wait for them to be copied in (`index.Posting.own` copies one out on its first change).
+not wait for them to be copied in (`posting.Posting.own` copies one out on its first change).
 The file is never written in place (a new one is renamed over it), so a mapping stays valid
 while a daemon lives. It lives in the user's private state dir
 (`paths.check_private` refuses one that is not), which is what makes unpickling it safe: no
@@ -39,7 +39,8 @@ from router.core.catalog import Catalog
 from router.core.config import Config
 from router.core.diagnostic import Diagnostic, FileResult
 from router.core.entry import Entry, Note, Routing, Section
-from router.core.index import Index, Posting
+from router.core.index import Index
+from router.core.posting import Posting
 from router.runtime import census
 from router.runtime.engine import Engine
 
