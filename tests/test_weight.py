@@ -16,34 +16,39 @@ def tiers(**by_tier: Counter[str]) -> list[Counter[str]]:
     return out
 
 
+def impacts(counts: list[Counter[str]]) -> dict[str, float]:
+    """Return stem -> saturated pseudo-frequency, what the index keeps (in steps) per entry."""
+    return {stem: weight.saturated(tf) for stem, tf in weight.frequencies(counts).items()}
+
+
 def test_a_body_match_never_outweighs_the_same_word_in_a_title_or_routing_field() -> None:
-    body = weight.impacts(tiers(body=Counter({"rotation": 1})))["rotation"]
+    body = impacts(tiers(body=Counter({"rotation": 1})))["rotation"]
     # a realistic body (three mentions in 300 words) still counts less than one title word
-    in_prose = weight.impacts(tiers(body=Counter({"rotation": 3, "other": 297})))["rotation"]
-    title = weight.impacts(tiers(family_text=Counter({"rotation": 1})))["rotation"]
-    routing = weight.impacts(tiers(structured=Counter({"rotation": 1})))["rotation"]
+    in_prose = impacts(tiers(body=Counter({"rotation": 3, "other": 297})))["rotation"]
+    title = impacts(tiers(family_text=Counter({"rotation": 1})))["rotation"]
+    routing = impacts(tiers(structured=Counter({"rotation": 1})))["rotation"]
     assert body < title < routing and in_prose < title
     assert weight.TIER_WEIGHTS[STRUCTURED] > weight.TIER_WEIGHTS[FAMILY_TEXT]
     assert weight.TIER_WEIGHTS[BODY] == min(weight.TIER_WEIGHTS)
 
 
 def test_impacts_saturate_below_k1_plus_one() -> None:
-    many = weight.impacts(tiers(structured=Counter({"x": 1000})))["x"]
+    many = impacts(tiers(structured=Counter({"x": 1000})))["x"]
     assert many < weight.K1 + 1
-    one = weight.impacts(tiers(structured=Counter({"x": 1})))["x"]
+    one = impacts(tiers(structured=Counter({"x": 1})))["x"]
     assert one < many
 
 
 def test_a_long_tier_counts_each_occurrence_for_less() -> None:
-    short = weight.impacts(tiers(body=Counter({"x": 1, "y": 10})))["x"]
-    long = weight.impacts(tiers(body=Counter({"x": 1, "y": 2000})))["x"]
+    short = impacts(tiers(body=Counter({"x": 1, "y": 10})))["x"]
+    long = impacts(tiers(body=Counter({"x": 1, "y": 2000})))["x"]
     assert long < short
 
 
 def test_impacts_depend_on_the_entry_alone() -> None:
     # no catalog statistic enters: the same entry gives the same impacts anywhere
     counts = tiers(family_text=Counter({"a": 1}), body=Counter({"a": 2, "b": 1}))
-    assert weight.impacts(counts) == weight.impacts(counts)
+    assert impacts(counts) == impacts(counts)
 
 
 def test_idf_is_bm25s_and_never_negative() -> None:

@@ -321,12 +321,8 @@ def _worded(
     fired: dict[int, list[tuple[str, str]]],
 ) -> set[str]:
     """Return the ids of the anchored entries a scoring term or a trigger also reaches."""
-    out = set()
-    for e in anchored:
-        slot = index.slot_of(e.id)
-        if slot in fired or any(rank.holds(index, slot, w.term.stem) for w in scoring):
-            out.add(e.id)
-    return out
+    reached = _held(index, anchored, scoring).union(fired)
+    return {e.id for e in anchored if index.slot_of(e.id) in reached}
 
 
 def _governing(
@@ -335,10 +331,17 @@ def _governing(
     """Return the slots of the anchored entries a scoring term other than an action reaches:
     they compete in the ranked order, where governing the named path counts for them."""
     subject = [w for w in scoring if w.term.word not in term.ACTION_WORDS]
+    return _held(index, anchored, subject)
+
+
+def _held(
+    index: Index, anchored: Sequence[Entry], terms: Sequence[rank.Weighted]
+) -> frozenset[int]:
+    """Return the slots of the anchored entries one of `terms` reaches."""
     return frozenset(
         slot
         for slot in (index.slot_of(e.id) for e in anchored)
-        if any(rank.holds(index, slot, w.term.stem) for w in subject)
+        if any(rank.holds(index, slot, w.term.stem) for w in terms)
     )
 
 

@@ -57,12 +57,6 @@ def frequencies(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
     return pseudo
 
 
-def impacts(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    """Return stem -> saturated BM25F term frequency for one entry (`frequencies`, then
-    `saturated`). The idf is applied at query time."""
-    return {stem: saturated(tf) for stem, tf in frequencies(tiers).items()}
-
-
 def saturated(tf: T) -> T:
     """Return BM25's saturation of a pseudo-frequency (a float or an array of them, the
     same operations in the same order either way): below K1 + 1, 1 at tf = 1."""
