@@ -59,6 +59,42 @@ def test_one_word_in_a_title_outranks_two_as_rare_said_once_in_passing_in_a_body
     assert order.index("docs/context.md") < order.index("docs/hydration.md")
 
 
+def test_the_head_of_a_new_type_name_counts_twice_its_qualifiers_once() -> None:
+    # A new `ReaderStateContext` is a context: the record about contexts comes before one
+    # about readers, though "reader" is the rarer word here.
+    index = Index(
+        [
+            doc("context", title="React Context API"),
+            doc("readers", title="Reader comments"),
+            doc("menus", summary="context menus"),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(8)],
+        ]
+    )
+    task = "I wrapped the page in a new ReaderStateContext"
+    weighted = {w.term.word: w for w in rank.weigh(index, term.of_task(task))}
+    assert weighted["context"].head and not weighted["reader"].head
+    assert weighted["context"].weight == rank.HEAD_WEIGHT * weighted["context"].idf
+    assert weighted["reader"].idf > weighted["context"].idf
+    order = [path for _, path in ranked(index, task)]
+    assert order[0] == "docs/context.md"
+    assert order.index("docs/context.md") < order.index("docs/readers.md")
+
+
+def test_a_type_name_the_catalog_holds_reaches_its_entries_itself() -> None:
+    index = Index(
+        [
+            doc("context", title="React Context API"),
+            doc("state", summary="the ReaderStateContext of the article page"),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(8)],
+        ]
+    )
+    task = "I wrapped the page in a new ReaderStateContext"
+    weighted = {w.term.word: w for w in rank.weigh(index, term.of_task(task))}
+    assert not weighted["context"].head
+    assert weighted["context"].weight == weighted["context"].idf
+    assert ranked(index, task)[0][1] == "docs/state.md"
+
+
 def test_an_action_ranks_what_the_subject_reaches_but_brings_nothing_in() -> None:
     index = Index(
         [
@@ -196,7 +232,7 @@ def reference_scores(index: Index, scoring: tuple[rank.Weighted, ...]) -> dict[i
         slots, impacts = index.postings(w.term.stem)
         for slot, impact in zip(slots, impacts, strict=True):
             if not lifts or slot in out:
-                out[slot] = out.get(slot, 0.0) + w.idf * IMPACT_STEP * impact
+                out[slot] = out.get(slot, 0.0) + w.weight * IMPACT_STEP * impact
     return out
 
 

@@ -213,3 +213,21 @@ def test_a_code_identifier_adds_its_words() -> None:
     ]
     # snake_case is split by normalizing already; an all-lower word has no parts
     assert [t.word for t in term.of_task("parse_args quietly")] == ["parse", "args", "quietly"]
+
+
+def test_the_head_of_a_type_name_knows_the_name() -> None:
+    terms = {
+        t.word: t.of_name
+        for t in term.of_task(
+            "a ReaderStateContext, an HTTPServer, useEffect, getContent, "
+            "WeatherPlugin_GetForecast, URLs and a context"
+        )
+    }
+    # a PascalCase name ends in the kind of thing it names ...
+    assert terms["context"] == "readerstatecontext"
+    assert terms["server"] == "httpserver"
+    assert terms["reader"] == terms["state"] == terms["http"] == ""
+    # ... a function's name opens with its verb, an underscored name may end in one, and an
+    # acronym's plural is one word
+    assert terms["effect"] == terms["content"] == terms["forecast"] == ""
+    assert "ur" not in terms and terms["urls"] == ""

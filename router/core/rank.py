@@ -33,6 +33,10 @@ COMMON_POSTING = 1000
 # A term taken from a path counts for less than one the task writes out: the path already
 # anchors the entries that govern it.
 WEAK_TERM_WEIGHT = 0.5
+# The last word of a type name no entry holds (`context` of a new `ReaderStateContext`) says
+# what kind of thing the task is about, and a catalog's documents are about kinds of things;
+# the name's other words (`reader`, `state`) only qualify it. Counted as two of the word.
+HEAD_WEIGHT = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +46,14 @@ class Weighted:
     term: Term
     df: int
     idf: float
+    # the head of a type name no entry holds (see HEAD_WEIGHT): it scores as more than its
+    # idf, but silence judges how specific the task is by the idf alone
+    head: bool = False
+
+    @property
+    def weight(self) -> float:
+        """Return what one unit of the term's impact adds to a score."""
+        return self.idf * HEAD_WEIGHT if self.head else self.idf
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +76,7 @@ class Reach:
 def weigh(index: Index, terms: Iterable[Term]) -> tuple[Weighted, ...]:
     """Return the task's terms with their df and idf, task order kept."""
     n = max(index.size, 1)
-    return tuple(Weighted(t, *_statistics(index, t, n)) for t in terms)
+    return tuple(Weighted(t, *_statistics(index, t, n), _head(index, t)) for t in terms)
 
 
 def of_task(index: Index, task: str, limit: int = MAX_QUERY_TERMS) -> tuple[Weighted, ...]:
@@ -77,13 +89,22 @@ def of_task(index: Index, task: str, limit: int = MAX_QUERY_TERMS) -> tuple[Weig
     n = max(index.size, 1)
     stats = [_statistics(index, t, n) for t in terms]
     ordered = sorted(range(len(terms)), key=lambda i: (stats[i][0] == 0, -stats[i][1], i))
-    return tuple(Weighted(terms[i], *stats[i]) for i in sorted(ordered[:limit]))
+    return tuple(
+        Weighted(terms[i], *stats[i], _head(index, terms[i])) for i in sorted(ordered[:limit])
+    )
+
+
+def _head(index: Index, t: Term) -> bool:
+    """Return whether a term is the head of a type name no entry holds (HEAD_WEIGHT): a
+    name the catalog holds reaches its entries itself."""
+    return bool(t.of_name) and not t.weak and index.stem_df(t.of_name) == 0
 
 
 def _statistics(index: Index, t: Term, n: int) -> tuple[int, float]:
     """Return a term's df and idf over an index of `n` entries."""
     df = index.stem_df(t.stem)
-    return df, weight.idf(n, df) * (WEAK_TERM_WEIGHT if t.weak else 1.0)
+    idf = weight.idf(n, df)
+    return df, idf * (WEAK_TERM_WEIGHT if t.weak else 1.0)
 
 
 def scoring(weighted: Sequence[Weighted], n: int) -> tuple[Weighted, ...]:
@@ -148,7 +169,7 @@ def _contributions(index: Index, w: Weighted) -> tuple[Any, Any]:
     keep it from growing (an append to an exported array raises) for as long as it lived,
     say in the traceback of an abandoned route."""
     slots, impacts = index.postings(w.term.stem)
-    added = numpy.asarray(impacts) * (w.idf * IMPACT_STEP)
+    added = numpy.asarray(impacts) * (w.weight * IMPACT_STEP)
     return numpy.array(slots, dtype=numpy.intp), added
 
 

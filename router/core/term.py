@@ -82,6 +82,9 @@ class Term:
     stem: str
     word: str
     weak: bool = False
+    # when the term is the head of a type name the task writes (`context` of
+    # `ReaderStateContext`): that name's stem, which the ranker looks up in the catalog
+    of_name: str = ""
 
 
 _STEMS: dict[str, str] = {}
@@ -215,19 +218,39 @@ def of_task(task: str) -> tuple[Term, ...]:
             prose.append(word)
         else:
             (paths if "/" in word else names).append(word)
+    heads = _heads(prose + names)
     seen: dict[str, Term] = {}
     for token in text.tokens(" ".join(_with_parts(prose))):
         if token not in FUNCTION_WORDS:
             key = stem(token)
             if key not in seen:
-                seen[key] = Term(key, token)
+                seen[key] = Term(key, token, of_name=heads.get(key, ""))
     for words, weak in ((_with_parts(names), False), (paths, True)):
         for token in text.tokens(" ".join(words)):
             if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
                 key = stem(token)
                 if key not in seen:
-                    seen[key] = Term(key, token, weak=weak)
+                    seen[key] = Term(key, token, weak=weak, of_name=heads.get(key, ""))
     return tuple(seen.values())
+
+
+def _heads(words: list[str]) -> dict[str, str]:
+    """Return head stem -> type name stem for the type names among `words`: identifiers
+    in PascalCase of two words or more (`ReaderStateContext`, `HTTPServer`), whose last word
+    names what kind of thing the name is (a context, a server). A function's name
+    (`useEffect`, `getContent`) opens with its verb, and a snake-cased or underscored
+    one (`WeatherPlugin_GetForecast`) may end in one: neither counts."""
+    heads: dict[str, str] = {}
+    for word in words:
+        for name in _IDENTIFIER.findall(word):
+            joined = _words_of_identifier(name)
+            if not name[0].isupper() or "_" in name or len(joined) < 2:
+                continue
+            named = text.tokens(name)
+            head = text.tokens(joined[-1])
+            if len(named) == 1 and len(head) == 1 and head[0] not in FUNCTION_WORDS:
+                heads.setdefault(stem(head[0]), stem(named[0]))
+    return heads
 
 
 # Where a camel-cased identifier's words meet: `readerStateContext`, `HTTPServer` (normalizing
