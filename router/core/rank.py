@@ -103,8 +103,7 @@ def _head(index: Index, t: Term) -> bool:
 def _statistics(index: Index, t: Term, n: int) -> tuple[int, float]:
     """Return a term's df and idf over an index of `n` entries."""
     df = index.stem_df(t.stem)
-    idf = weight.idf(n, df)
-    return df, idf * (WEAK_TERM_WEIGHT if t.weak else 1.0)
+    return df, weight.idf(n, df) * (WEAK_TERM_WEIGHT if t.weak else 1.0)
 
 
 def scoring(weighted: Sequence[Weighted], n: int) -> tuple[Weighted, ...]:
