@@ -10,13 +10,12 @@ caller makes sure no route runs while a change is applied. Two views of an entry
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from router.core import markdown, pattern, term, text, weight
 from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
-from router.core.posting import Batch, Posting, steps
+from router.core.posting import Batch, Posting
 
 STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
 TIER_NAMES = ("structured", "family_text", "open_first", "notes", "body")
@@ -300,13 +299,14 @@ class Index:
 
     def add(self, item: Entry) -> None:
         """Index an entry; an entry with the same id is replaced."""
-        self._add(item, None)
+        batch = Batch(self._postings, self._df)
+        self._add(item, batch)
+        batch.post()
 
-    def _add(self, item: Entry, batch: Batch | None) -> None:
-        """Index an entry, its stems posted at once, or left in `batch` to post later."""
+    def _add(self, item: Entry, batch: Batch) -> None:
+        """Index an entry, its stems left in `batch` to post (`Batch.post`)."""
         if item.id in self._by_id:
-            if batch is not None:
-                batch.post()  # the entry it replaces must be in its postings to leave
+            batch.post()  # the entry it replaces must be in its postings to leave
             self.remove(item.id)
         fields = fields_of(item)
         slot = self._next
@@ -315,24 +315,7 @@ class Index:
         self._by_id[item.id] = slot
         self._by_path.setdefault(pattern.clean(item.path), item.id)
         tiers, exact = words_of(item, fields)
-        pseudo = weight.frequencies(tiers)
-        if batch is not None:
-            batch.hold(slot, pseudo, exact)
-        else:
-            df = self._df
-            for token in exact:
-                df[token] = df.get(token, 0) + 1
-            # slots only grow, so appending keeps every posting in ascending slot order
-            postings = self._postings
-            for stem, impact in zip(pseudo, steps(pseudo.values()), strict=True):
-                posting = postings.get(stem)
-                if posting is None:
-                    posting = postings[stem] = Posting()
-                slots, impacts = posting.slots, posting.impacts
-                if type(slots) is not array or type(impacts) is not array:  # mapped: copy
-                    slots, impacts = posting.own()
-                slots.append(slot)
-                impacts.append(impact)
+        batch.hold(slot, weight.frequencies(tiers), exact)
         for target in item.governs:
             if target.startswith(EXCLUDED):
                 self._except[slot] = (*self._except.get(slot, ()), target[1:])

@@ -73,8 +73,9 @@ class Posting:
 class Batch:
     """The stems and tokens of entries indexed but not yet posted, in slot order: posted
     together into `postings` and `df` once BATCH_POSTINGS of them are held (and when asked),
-    which bounds the memory they take. A catalog loaded whole is indexed so: appending to a
-    posting per stem and entry was a third of a cold load."""
+    which bounds the memory they take. A catalog loaded whole is indexed so (appending to a
+    posting per stem and entry was a third of a cold load); an entry added alone is a
+    batch of one."""
 
     __slots__ = ("counts", "df", "frequencies", "postings", "slots", "stems", "tokens")
 
