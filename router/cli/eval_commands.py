@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -17,8 +18,10 @@ from router.cli.group import (
     main,
     resolve_config,
 )
+from router.core.config import DEFAULT_ORDER
 from router.core.fusion import Neighbour
-from router.runtime import evaluate, nearby
+from router.core.route import ORDERS
+from router.runtime import evaluate, nearby, suite
 from router.runtime import judged as judged_set
 from router.runtime.engine import Engine
 
@@ -29,6 +32,20 @@ from router.runtime.engine import Engine
     "--judged",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="A JSONL set of {task, relevant: [ids]}: hit@1, hit@budget, MRR, silence rate.",
+)
+@click.option(
+    "--suite",
+    "suite_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="A TOML manifest of judged sets ([[set]] name, catalog, judged, config?): every set, "
+    "its mean and its worst.",
+)
+@click.option(
+    "--order",
+    type=click.Choice(ORDERS),
+    default=DEFAULT_ORDER,
+    show_default=True,
+    help="The order --suite measures.",
 )
 @click.option(
     "--intent",
@@ -56,6 +73,8 @@ from router.runtime.engine import Engine
 def eval_command(
     directory: Path | None,
     judged: Path | None,
+    suite_file: Path | None,
+    order: str,
     intent_file: Path | None,
     budget: int | None,
     baselines: tuple[str, ...],
@@ -65,9 +84,20 @@ def eval_command(
     as_json: bool,
 ) -> None:
     """Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score a judged
-    set (--judged) or a labelled intent set (--intent)."""
-    if sum(x is not None for x in (directory, judged, intent_file)) != 1:
-        raise click.UsageError("give one of: a case DIRECTORY, --judged FILE, --intent FILE")
+    set (--judged), a suite of them (--suite) or a labelled intent set (--intent)."""
+    if sum(x is not None for x in (directory, judged, suite_file, intent_file)) != 1:
+        raise click.UsageError(
+            "give one of: a case DIRECTORY, --judged FILE, --suite FILE, --intent FILE"
+        )
+    if suite_file is not None:
+        if catalog_dir is not None or config_file is not None or budget is not None:
+            raise click.UsageError(
+                "--suite names each set's catalog and config, and measures at budget 5: "
+                "drop --catalog, --config and --budget"
+            )
+        measured = _suite(suite_file, order, baselines, with_meaning)
+        emit_json(measured) if as_json else click.echo(suite.text(measured))
+        return
     if judged is not None:
         engines: dict[str | None, Engine] = {}
 
@@ -119,3 +149,30 @@ def eval_command(
         )
     if report["status"] != "pass":
         sys.exit(1)
+
+
+def _suite(
+    path: Path, order: str, baselines: tuple[str, ...], with_meaning: bool
+) -> dict[str, Any]:
+    """Return the report of every set of the suite at `path` (router.runtime.suite.run), each
+    set's engines loaded once per repository folder."""
+    members = suite.read(path)
+    engines: dict[tuple[str, str | None], Engine] = {}
+
+    def load_member(member: suite.Member, repo: str | None) -> Engine:
+        if (member.name, repo) not in engines:
+            where = member.catalog / repo if repo else member.catalog
+            engines[member.name, repo] = Engine.load(resolve_config(where, member.config))
+        return engines[member.name, repo]
+
+    def nearby_of(member: suite.Member) -> judged_set.Nearby:
+        near: dict[str | None, nearby.Nearby] = {}
+
+        def neighbours(repo: str | None, task: str, k: int) -> tuple[Neighbour, ...]:
+            if repo not in near:
+                near[repo] = neighbours_of(load_member(member, repo))
+            return near[repo](task, k)
+
+        return neighbours
+
+    return suite.run(members, load_member, order, baselines, nearby_of if with_meaning else None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -29,15 +29,28 @@ WHOLE_NEIGHBOURS = 100  # the embedding model's order, deep enough for MRR
 Item = str | tuple[str, str]
 
 
+SCOPES = ("global", "skill")
+
+
 @dataclass(frozen=True, slots=True)
 class Judged:
     """One judged task: the ids or path ends that answer it (none: the router should stay
-    silent), and the repository folder it is asked in, if the set names one."""
+    silent), the repository folder it is asked in, if the set names one, the documents a
+    pointer must not go to (`not_relevant`), and its `scope`: `global` (or none) when an empty
+    `relevant` means nothing may fire, `skill` when only `not_relevant` must not."""
 
     task: str
     relevant: tuple[str, ...]
     repo: str | None = None
     ident: str = ""
+    not_relevant: tuple[str, ...] = ()
+    scope: str | None = None
+
+    @property
+    def out_of_scope(self) -> bool:
+        """Return whether silence is the right answer: nothing is relevant, and the task does
+        not merely forbid some documents."""
+        return not self.relevant and self.scope != "skill"
 
 
 def read(path: Path) -> list[Judged]:
@@ -55,26 +68,42 @@ def read(path: Path) -> list[Judged]:
             item = orjson.loads(line)
         except orjson.JSONDecodeError:
             item = None
-        relevant = item.get("relevant") if isinstance(item, dict) else None
-        repo = item.get("repo") if isinstance(item, dict) else None
+        if not isinstance(item, dict):
+            item = {}
+        relevant = item.get("relevant")
+        repo = item.get("repo")
+        forbidden = item.get("not_relevant", [])
+        scope = item.get("scope")
         if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("task"), str)
-            or not isinstance(relevant, list)
-            or not all(isinstance(r, str) for r in relevant)
+            not isinstance(item.get("task"), str)
+            or not _strings(relevant)
+            or not _strings(forbidden)
             or not (repo is None or (isinstance(repo, str) and repo.strip("./")))
+            or not (scope is None or scope in SCOPES)
         ):
             raise EvalError(
-                f"{path.name}:{number} is not a {{task, relevant: [ids], repo?}} object",
+                f"{path.name}:{number} is not a {{task, relevant: [ids], repo?, "
+                f"not_relevant?: [ids], scope?: {' | '.join(SCOPES)}}} object",
                 "Fix that line",
             )
         ident = item.get("id")
         out.append(
-            Judged(item["task"], tuple(relevant), repo, ident if isinstance(ident, str) else "")
+            Judged(
+                item["task"],
+                tuple(relevant),
+                repo,
+                ident if isinstance(ident, str) else "",
+                tuple(forbidden),
+                scope,
+            )
         )
     if not out:
         raise EvalError(f"{path.name} holds no judged task", "Add lines of {task, relevant}")
     return out
+
+
+def _strings(value: object) -> TypeGuard[list[str]]:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def hit(item: Item, relevant: Sequence[str]) -> bool:
@@ -100,10 +129,13 @@ def first_relevant(ranked: Sequence[Item], relevant: Sequence[str]) -> int | Non
 def metrics(
     rows: Sequence[tuple[Judged, Sequence[Item], Sequence[Item]]], budget: int
 ) -> dict[str, Any]:
-    """Return hit@1, hit@budget and MRR over covered tasks and the silence rate over
-    uncovered ones, from (task, the route's whole order, the items it showed) rows."""
+    """Return hit@1, hit@budget and MRR over covered tasks, how many of those were left
+    silent, the silence rate over out-of-scope ones, and the false activations (tasks shown a
+    `not_relevant` document), from (task, the route's whole order, the items it showed)
+    rows."""
     covered = [row for row in rows if row[0].relevant]
-    uncovered = [row for row in rows if not row[0].relevant]
+    uncovered = [row for row in rows if row[0].out_of_scope]
+    guarded = [row for row in rows if row[0].not_relevant]
     hit1 = hitb = reciprocal = 0.0
     for j, ranked, offered in covered:
         rank = first_relevant(ranked, j.relevant)
@@ -119,6 +151,10 @@ def metrics(
         "mrr": _ratio(reciprocal, len(covered)),
         "silence_rate": _ratio(sum(1 for row in uncovered if not row[2]), len(uncovered)),
         "silent_when_covered": sum(1 for row in covered if not row[2]),
+        "guarded": len(guarded),
+        "false_activations": sum(
+            1 for j, _, offered in guarded if any(hit(i, j.not_relevant) for i in offered)
+        ),
     }
 
 
@@ -133,11 +169,13 @@ def run(
     budget: int | None = None,
     baselines: Sequence[str] = (),
     nearby: Nearby | None = None,
+    orders: Sequence[str] = ORDERS,
 ) -> dict[str, Any]:
     """Return the judged report: metrics per order side by side (and per baseline), and per
     task the rank of the first relevant entry in the route's whole order under each. With
     `nearby`, each order is also run with its neighbours by meaning fused in (meaning mode
     `live`, columns `<order>+meaning`), and the embedding model alone is a baseline column.
+    `orders` names the orders run (default: all of them).
 
     `load(repo)` gives the engine a task is routed over (cache it: it is asked per task)."""
     budget = budget or load(tasks[0].repo).config.budget
@@ -146,7 +184,7 @@ def run(
         {"id": j.ident, "task": j.task, "relevant": list(j.relevant), "rank": {}, "offered": {}}
         for j in tasks
     ]
-    runs: list[tuple[str, str, bool]] = [(order, order, False) for order in ORDERS]
+    runs: list[tuple[str, str, bool]] = [(order, order, False) for order in orders]
     # a task's neighbours, asked once however many columns read them: the first NEIGHBOURS
     # of the model's deeper order are what a live route fuses
     asked: dict[tuple[str | None, str], tuple[Neighbour, ...]] = {}
@@ -158,7 +196,7 @@ def run(
         return asked[j.repo, j.task]
 
     if nearby is not None:
-        runs += [(f"{order}+{MEANING}", order, True) for order in ORDERS]
+        runs += [(f"{order}+{MEANING}", order, True) for order in orders]
     for column, order, live in runs:
         rows = []
         for j, line in zip(tasks, per_task, strict=True):

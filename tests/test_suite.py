@@ -1,0 +1,124 @@
+"""Suites of judged sets (router.runtime.suite, `kroute eval --suite`): every set, its mean and
+its worst, beside BM25."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from router.base.errors import EvalError
+from router.core import config
+from router.runtime import judged, suite
+from router.runtime.engine import Engine
+
+from conftest import FIXTURES, kroute
+
+DEMO = FIXTURES / "catalogs" / "demo"
+SKILL = ".claude/skills/debug-webhook-delivery/SKILL.md"
+HOWTO = "docs/how-to/redeliver-failed-webhook.md"
+
+
+def write_lines(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def manifest(tmp_path: Path) -> Path:
+    """A suite of two sets over the demo catalog: one with an out-of-scope task, one with a
+    task that forbids a document the route offers."""
+    write_lines(
+        tmp_path / "one.jsonl",
+        [
+            {"task": "retry a failed webhook delivery", "relevant": [SKILL]},
+            {"task": "add a graphql api for billing", "relevant": []},
+        ],
+    )
+    write_lines(
+        tmp_path / "two.jsonl",
+        [
+            {"task": "retry a failed webhook delivery", "relevant": [HOWTO]},
+            {
+                "task": "retry a failed webhook delivery",
+                "relevant": [],
+                "scope": "skill",
+                "not_relevant": [SKILL],
+            },
+        ],
+    )
+    (tmp_path / "suite.toml").write_text(
+        '[[set]]\nname = "one"\ncatalog = "demo"\njudged = "one.jsonl"\n\n'
+        '[[set]]\nname = "two"\ncatalog = "demo"\njudged = "two.jsonl"\n'
+    )
+    (tmp_path / "demo").symlink_to(DEMO.resolve())
+    return tmp_path / "suite.toml"
+
+
+def load(member: suite.Member, repo: str | None) -> Engine:
+    return Engine.load(config.bare(member.catalog.resolve()))
+
+
+def test_a_suite_reports_every_set_its_mean_and_its_worst(manifest: Path) -> None:
+    report = suite.run(suite.read(manifest), load, "score", ("bm25",))
+    one, two = report["sets"]["one"], report["sets"]["two"]
+    assert set(one) == {"score", "bm25"}
+    # set one: the skill first, the graphql request silent (BM25 speaks: `billing`, `api`)
+    assert one["score"]["hit@1"] == 1.0
+    assert one["score"]["out_of_scope_silent"] == 1.0
+    assert one["bm25"]["out_of_scope_silent"] == 0.0
+    assert one["score"]["false_activation"] is None  # nothing forbidden in set one
+    # set two: the how-to within five but second; the skill-scoped task offers the forbidden
+    # skill, which is a false activation and not an out-of-scope task
+    assert two["score"]["hit@1"] == 0.0
+    assert two["score"]["hit@5"] == 1.0
+    assert two["score"]["out_of_scope_silent"] is None
+    assert two["score"]["false_activation"] == 1.0
+    assert report["mean"]["score"]["hit@1"] == 0.5
+    assert report["worst"]["score"]["hit@1"] == 0.0
+    assert report["worst"]["score"]["false_activation"] == 1.0
+    assert report["mean"]["score"]["out_of_scope_silent"] == 1.0  # one set has such tasks
+    table = suite.text(report)
+    assert [line.split()[:2] for line in table.splitlines()[1:7]] == [
+        ["one", "score"],
+        ["one", "bm25"],
+        ["two", "score"],
+        ["two", "bm25"],
+        ["mean", "score"],
+        ["mean", "bm25"],
+    ]
+
+
+def test_the_cli_runs_a_suite(manifest: Path) -> None:
+    done = kroute("eval", "--suite", str(manifest), "--baseline", "bm25", "--json")
+    assert done.returncode == 0, done.stderr
+    report = orjson.loads(done.stdout)
+    assert set(report["sets"]) == {"one", "two"} and report["order"] == "score"
+    mixed = kroute("eval", "--suite", str(manifest), "--catalog", str(DEMO))
+    assert mixed.returncode == 2 and "--catalog" in mixed.stderr
+
+
+def test_manifest_errors_name_the_set(tmp_path: Path) -> None:
+    bad = tmp_path / "suite.toml"
+    bad.write_text('[[set]]\nname = "x"\ncatalog = "nowhere"\njudged = "x.jsonl"\n')
+    with pytest.raises(EvalError, match="'x' names the catalog"):
+        suite.read(bad)
+    bad.write_text('[[set]]\nname = "x"\n')
+    with pytest.raises(EvalError, match="set 1 needs name, catalog and judged"):
+        suite.read(bad)
+    bad.write_text("[set\n")
+    with pytest.raises(EvalError, match="cannot read the suite"):
+        suite.read(bad)
+
+
+def test_judged_lines_carry_scope_and_forbidden_documents(tmp_path: Path) -> None:
+    good = write_lines(
+        tmp_path / "g.jsonl",
+        [{"task": "t", "relevant": [], "scope": "skill", "not_relevant": ["a/SKILL.md"]}],
+    )
+    (task,) = judged.read(good)
+    assert task.not_relevant == ("a/SKILL.md",) and not task.out_of_scope
+    bad = write_lines(tmp_path / "b.jsonl", [{"task": "t", "relevant": [], "scope": "maybe"}])
+    with pytest.raises(EvalError, match="b.jsonl:1"):
+        judged.read(bad)
