@@ -11,7 +11,7 @@ import pytest
 
 from router.base.errors import RequestError
 from router.core import config, harness, rank, route
-from router.core.entry import Entry, Routing
+from router.core.entry import Entry, Routing, Section
 from router.core.index import Index
 from router.core.taxonomy import Purpose, Taxonomy
 from router.filters.relevance import Focus
@@ -79,9 +79,11 @@ def test_a_route_speaks_when_its_best_entry_holds_the_task_subject() -> None:
         doc("one", summary="cache warmup"),
         *FILLER,
     ]
-    answer = run(entries, "cache eviction")
-    # both are offered: the best holds the whole subject, the other is ranked below it
+    answer = run(entries, "cache eviction", order="turns")
+    # both are offered: the best holds the whole subject, the other is ranked below it (in
+    # the score order, "one" is under the relative floor and withheld)
     assert ids(answer) == ["both", "one"]
+    assert ids(run(entries, "cache eviction", order="score")) == ["both"]
     assert answer.distinctive == ("cache", "eviction")
 
 
@@ -313,7 +315,8 @@ def test_seed_two_turn_order_example() -> None:
         order="score",
         budget=6,
     )
-    assert ids(by_score) == ["o1", "o2", "o3", "r1", "s1", "i1"]
+    # the score order withholds r1, s1 and i1, under RELATIVE_FLOOR of o1; turns offer them
+    assert ids(by_score) == ["o1", "o2", "o3"]
     assert ids(answer) == ["o1", "s1", "r1", "i1", "o2", "o3"]
 
 
@@ -540,3 +543,42 @@ def test_a_long_task_names_only_its_most_specific_terms() -> None:
     task = " ".join(f"term{i}" for i in range(120))
     answer = run(entries, task)
     assert len(answer.terms) == rank.MAX_QUERY_TERMS
+
+
+# -- relative cutoff --------------------------------------------------------------------------
+
+
+def test_a_candidate_far_below_the_first_is_withheld() -> None:
+    entries = [
+        doc("cache", title="Cache eviction policy", summary="how the cache evicts stale entries"),
+        doc("evict", title="Evicted pods", summary="what happens when a node evicts pods"),
+        doc(
+            "passing",
+            summary="release notes",
+            body=(Section("Notes", "the cache was mentioned once in passing"),),
+        ),
+        *FILLER,
+    ]
+    answer = run(entries, "cache eviction policy for stale entries", budget=5, order="score")
+    assert ids(answer)[0] == "cache"
+    # a body mention of one word is a marginal match: withheld, not shown
+    assert "passing" not in ids(answer)
+    assert answer.withheld >= 1
+    # a purpose order offers what it reaches, however far below the first
+    assert "passing" in ids(run(entries, "cache eviction policy for stale entries", order="turns"))
+
+
+def test_an_anchored_entry_the_words_reach_weakly_keeps_its_ranked_place() -> None:
+    entries = [
+        doc("cache", title="Cache eviction policy", summary="how the cache evicts stale entries"),
+        doc(
+            "style",
+            summary="python style",
+            governs=("src/cache.py",),
+            body=(Section("Notes", "eviction is mentioned once"),),
+        ),
+        *FILLER,
+    ]
+    answer = run(entries, "cache eviction policy for stale entries in src/cache.py", order="score")
+    # it competes in the ranked order (second), not in an anchor block before the first
+    assert ids(answer) == ["cache", "style"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from router.core import imperative, rank, silence, term
-from router.core.entry import Entry
+from router.core.entry import Entry, Section
 from router.core.index import Index
 
 
@@ -112,3 +112,21 @@ def test_the_parts_of_an_unknown_identifier_name_no_kind() -> None:
     # `LiveView` is unknown whole; "live" and "view" in a title do not make it known
     task = "add a LiveView page that streams order status updates"
     assert lacking(KINDS, task) == ("liveview", "streams", "order", "status")
+
+
+def test_a_task_a_document_answers_in_its_body_speaks_where_every_title_shares_a_word() -> None:
+    # A vendor's catalog: every entry is about "azure"; what the task is about ("telemetry
+    # sampling") one entry holds in its body only. Half of one rare term in a title is enough.
+    entries = [
+        doc(
+            "monitor",
+            title="Azure monitor",
+            body=(Section("Sampling", "telemetry sampling keeps costs down"),),
+        ),
+        *[
+            doc(f"a{i}", title=f"Azure service {i}", summary=f"unrelated topic {i}")
+            for i in range(8)
+        ],
+    ]
+    assert lacking(entries, "how does azure telemetry sampling work") is None
+    assert lacking(entries, "how does azure kinesis firehose work") == ("kinesis", "firehose")

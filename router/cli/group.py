@@ -46,7 +46,7 @@ COMMANDS: dict[str, Command] = {
     "eval": Command(
         "router.cli.eval_commands",
         "Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score "
-        "a judged set (--judged) or a labelled intent set (--intent).",
+        "a judged set (--judged), a suite of them (--suite) or a labelled intent set (--intent).",
     ),
     "init": Command(_CATALOG, "Write a starter kroute.toml (never over an existing one)."),
     "install": Command(

@@ -4,7 +4,7 @@ succession and silence. Pure: a function of the index, the taxonomy and the requ
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from router.base.errors import RequestError
@@ -37,6 +37,12 @@ TRIGGER_WORDS = 2
 # author said applies to that file: that counts as one of the rarest words, so that it comes
 # before an entry the same words reach that governs nothing named.
 GOVERNS_WORDS = 1
+# In the score order, a candidate scoring under this share of the first one's score matched
+# the task marginally (a word or two, in a body): it is withheld rather than shown, so that
+# such matches do not fill the budget after the few documents the task is about. The purpose
+# orders offer each purpose's best however far below the first it is: that is what they are
+# asked for.
+RELATIVE_FLOOR = 0.5
 # The relevance reason that marks a document as being about code the focus file imports.
 IMPORT_REASON = "import_penalty"
 SILENCE = {
@@ -217,7 +223,8 @@ def _rank(
         keep = request.budget + anchored + silence.LOOK
     ranked, reached = _ranked(index, scoring, admitted, fired, keep, governing, stop)
     if fired:
-        return _Ranking(scoring, fired, tuple(ranked), reached, None)
+        kept = close(ranked, {*fired, *governing}) if request.order == "score" else ranked
+        return _Ranking(scoring, fired, tuple(kept), reached, None)
     top = [c.slot for c in ranked[: silence.LOOK]]
     asked = imperative.asked(request.task)
     lacking = silence.lacking(
@@ -230,6 +237,8 @@ def _rank(
     )
     if lacking is not None:
         return _Ranking(scoring, fired, (), 0, lacking)
+    if request.order == "score":
+        ranked = close(ranked, governing)
     if request.neighbours:
         return _with_meaning(
             index,
@@ -238,6 +247,18 @@ def _rank(
             request.neighbours,
         )
     return _Ranking(scoring, fired, tuple(ranked), reached, None)
+
+
+def close(ranked: Sequence[Candidate], kept: Iterable[int] = ()) -> list[Candidate]:
+    """Return the candidates of a score order (best first) scoring at least RELATIVE_FLOOR of
+    the best of them the words alone placed, and those whose slots are `kept` (an anchored
+    entry, a fired trigger: an author's word, whose bonus is no measure of the others)."""
+    always = set(kept)
+    worded = [c.total for c in ranked if c.slot not in always]
+    if not worded:
+        return list(ranked)
+    least = max(worded) * RELATIVE_FLOOR
+    return [c for c in ranked if c.total >= least or c.slot in always]
 
 
 def _with_meaning(

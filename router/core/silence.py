@@ -19,12 +19,11 @@ LOOK = 3  # the candidates whose evidence decides: the top of what the agent wou
 # open_first, notes, body): a title or summary says what a document is about; a body
 # mention says less.
 FIELD_STRENGTH = (1.0, 1.0, 0.6, 0.6, 0.35)
-# The least evidence a route speaks on, in units of the idf of a term one entry holds:
-# three quarters of one such term in a title, or two rarer ones in a body. At 0.5 a fresh
-# probe set gained an answered ADR question whose words its record holds only in the body,
-# but the bench's short tasks, bags of random catalog words, spoke 247 times in 300 (42 at
-# 0.75): a route that speaks on noise costs the agent more than the one question it wins.
-EVIDENCE_FLOOR = 0.75
+# The least evidence a route speaks on, in units of the idf of a term one entry holds: half of
+# one such term in a title, or a rarer one and a half in a body. A catalog whose documents
+# share one domain's words (a vendor's skills, a product's manuals) holds a task's words at
+# low idf, and a higher floor silences the tasks it answers.
+EVIDENCE_FLOOR = 0.5
 # A task with this few specific words is too short to judge by coverage: it speaks when
 # anything reaches it (a terse "why Rust over Go?").
 FEW_WORDS = 2
