@@ -120,5 +120,5 @@ def test_judged_lines_carry_scope_and_forbidden_documents(tmp_path: Path) -> Non
     (task,) = judged.read(good)
     assert task.not_relevant == ("a/SKILL.md",) and not task.out_of_scope
     bad = write_lines(tmp_path / "b.jsonl", [{"task": "t", "relevant": [], "scope": "maybe"}])
-    with pytest.raises(EvalError, match="b.jsonl:1"):
+    with pytest.raises(EvalError, match=r"b\.jsonl:1"):
         judged.read(bad)
