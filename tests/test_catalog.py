@@ -330,6 +330,26 @@ def test_untyped_markdown_is_a_warning(tmp_path: Path) -> None:
     assert only(cat, ".cursor/rules/bare.mdc").severity == "warning"
 
 
+@pytest.mark.parametrize("nested", [True, False])
+def test_skill_rules_in_either_shape_join_their_skill(tmp_path: Path, nested: bool) -> None:
+    rules: dict[str, object] = {
+        "pdf": {"promptTriggers": {"keywords": ["fill a form"]}},
+        "orphan": {"fileTriggers": {"pathPatterns": ["src/**"]}},
+        "draft": "to be written",
+    }
+    document = {"skills": rules} if nested else {"_comment": "activator rules", **rules}
+    write(tmp_path, ".claude/skills/skill-rules.json", json.dumps(document))
+    write(tmp_path, ".claude/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: PDF\n---\n")
+    cat = load(tmp_path)
+    by_id = {e.id: e for e in cat.entries}
+    assert sorted(by_id) == ["orphan", "pdf"]
+    assert by_id["pdf"].keywords == ("fill a form",) and by_id["pdf"].path.endswith("SKILL.md")
+    (problem,) = [d for d in cat.diagnostics if d.path.endswith("skill-rules.json")]
+    assert "draft" in problem.problem
+    # under `skills` every member is a skill: one that is not an object is an error
+    assert problem.severity == (diagnostic.ERROR if nested else diagnostic.WARNING)
+
+
 def test_other_files_are_ignored_silently(tmp_path: Path) -> None:
     write(tmp_path, "docs/package.json", '{"name": "x", "version": "1.0.0"}')
     write(tmp_path, "docs/list.json", "[1, 2, 3]")
