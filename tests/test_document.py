@@ -140,6 +140,26 @@ One sentence a user can act on: what changed for them.
 
 Why the change was made, in the words of the person who asked for it.
 """
+# A real KEP about a kind named ...Template: its folder ends in `-template`, its checklist
+# keeps the template's reference links, and a section holds only subsections.
+KEP_ABOUT_A_TEMPLATE = """# KEP-5978: ClusterResourceClaimTemplate
+
+- [ ] User-facing documentation has been created in [kubernetes/website]
+
+[kubernetes/website]: https://example.com/website
+
+## Summary
+
+A cluster-scoped template from which resource claims are made.
+
+## Design Details
+
+### Test Plan
+
+Unit tests cover the new controller.
+
+## Alternatives
+"""
 OUTPUT_SKELETON = """# Cost Report Template
 
 Write the report to `out/report.md` with this structure, filled from real data only:
@@ -161,6 +181,7 @@ Write the report to `out/report.md` with this structure, filled from real data o
         ("proposals/release-notes-template.md", GUIDE, False),
         ("proposals/skills/cost/report-template.md", OUTPUT_SKELETON, False),
         ("proposals/template-index.md", "# Template index\n\nWhich template deploys what.\n", False),
+        ("proposals/5978-cluster-resource-claim-template/README.md", KEP_ABOUT_A_TEMPLATE, False),
         # a skeleton not named as a template is read as written
         ("proposals/decisions/0007-choose.md", MADR_SKELETON, False),
     ],
