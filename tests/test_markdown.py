@@ -421,6 +421,10 @@ def test_a_decision_section_still_gives_the_summary_under_a_metadata_list() -> N
         ("# T\n\nAuthor: A. Person\n\nDiscussion at https://example.com/1.\n\nProse.\n", "Prose."),
         ("# T\n\n[![CI](https://example.com/b.svg)](https://example.com)\n\nProse.\n", "Prose."),
         ("# T\n\n<!-- a note -->\nMoved to [the new page](new.md).\n\nProse.\n", "Prose."),
+        ("# T\n\nSchema for the [Query API](https://example.com).\n", "Schema for the Query API."),
+        ("# T\n\nTable of Contents: [A](#a) · [B](#b)\n\n## A\n\nProse.\n", "Prose."),
+        # a list of links a paragraph introduces is its list, as any list is
+        ("# T\n\nYou may need to:\n\n- [List nodes](l.md)\n- [Drain a node](d.md)\n", "You may need to: List nodes; Drain a node"),
         # a list of terms is no metadata list: no key of it is a document's
         ("# T\n\n- Shard: a slice of the index\n- Replica: a copy\n", "Shard: a slice of the index; Replica: a copy"),
         ("# T\n\nNote: the cache is per process.\n", "Note: the cache is per process."),

@@ -248,16 +248,22 @@ def _summary(
                     return text
     skipped = {i for start, end in spans for i in range(start, end)}
     rest = (i for i in range(title + 1, len(lines)) if i not in skipped)
-    blocks = chain(_blocks(lines, rest, True), [("", False)], _blocks(lines, range(title), True))
+    gap = [("", False, False)]
+    blocks = chain(_blocks(lines, rest, True), gap, _blocks(lines, range(title), True))
     return _first_paragraph(blocks, labels=True)
+
+
+# A paragraph as `_first_paragraph` weighs it: its plain text, whether it is a list, and
+# whether it only links (no summary of its own, yet the list a paragraph may introduce).
+Block = tuple[str, bool, bool]
 
 
 def _blocks(
     lines: Sequence[Line], indices: Iterable[int], skip_meta: bool = False
-) -> Iterator[tuple[str, bool]]:
-    """Yield the paragraphs among `indices` as (plain text, whether a list), with ("", False)
-    for a table, code block, image or heading between them. With `skip_meta`, a metadata
-    list or a paragraph that only links is such a gap too, and status and date lines are
+) -> Iterator[Block]:
+    """Yield the paragraphs among `indices` as Blocks, with ("", False, False) for a table,
+    code block, image or heading between them. With `skip_meta`, a metadata list is such a
+    gap too, a paragraph that only links is marked so, and status and date lines are
     dropped."""
     paragraph: list[str] = []
     last = -2
@@ -272,16 +278,18 @@ def _blocks(
         if text and not paragraph and markup.unblock(line.text):
             paragraph.append(line.text)
         elif line.kind in (FENCE, HEADING):
-            yield "", False
+            yield "", False, False
         last = i
 
 
-def _pieces(paragraph: Sequence[str], skip_meta: bool) -> Iterator[tuple[str, bool]]:
-    """Yield a paragraph as `_blocks` gives it: whole, else ("", False) for a metadata list
-    or a paragraph that only links, else the runs of lines between its status and date
-    lines."""
-    if skip_meta and (preamble.is_metadata(paragraph) or preamble.is_link_only(paragraph)):
-        yield "", False
+def _pieces(paragraph: Sequence[str], skip_meta: bool) -> Iterator[Block]:
+    """Yield a paragraph as `_blocks` gives it: whole (marked when it only links), else a gap
+    for a metadata list, else the runs of lines between its status and date lines."""
+    if skip_meta and preamble.is_metadata(paragraph):
+        yield "", False, False
+        return
+    if skip_meta and preamble.is_link_only(paragraph):
+        yield _paragraph_text(paragraph), bool(markup.ITEM.match(paragraph[0])), True
         return
     run: list[str] = []
     for raw in chain(paragraph, [""]):
@@ -289,7 +297,7 @@ def _pieces(paragraph: Sequence[str], skip_meta: bool) -> Iterator[tuple[str, bo
         if raw and not meta and (run or markup.unblock(raw)):
             run.append(raw)
         elif run:
-            yield _paragraph_text(run), bool(markup.ITEM.match(run[0]))
+            yield _paragraph_text(run), bool(markup.ITEM.match(run[0])), False
             run = []
 
 
@@ -310,13 +318,15 @@ def _leading(lines: Sequence[Line], title: int) -> Iterator[list[str]]:
         yield paragraph
 
 
-def _first_paragraph(blocks: Iterable[tuple[str, bool]], labels: bool = False) -> str:
-    """Return the first paragraph, with the list after it if it ends no sentence; skip a short
-    label ending ":" (but return the first if `labels` and no paragraph follows). Lazy."""
+def _first_paragraph(blocks: Iterable[Block], labels: bool = False) -> str:
+    """Return the first paragraph, with the list after it if it ends no sentence (a list of
+    links too); skip a short label ending ":" (but return the first if `labels` and no
+    paragraph follows) and a paragraph that only links. Lazy."""
     label = waiting = ""  # `waiting`: a paragraph the next block settles
-    for text, is_list in chain(blocks, [("", False)]):
+    for text, is_list, links in chain(blocks, [("", False, False)]):
         if waiting and text and is_list:
             return f"{waiting} {text}"
+        text = "" if links else text
         if waiting:
             ends = _sentence_ends(waiting) if waiting.endswith(":") else [len(waiting)]
             found = waiting[: ends[-1]] if ends else waiting

@@ -43,7 +43,10 @@ KEYS = {
         "",
     ),
 }  # fmt: skip
-LINK_ONLY_WORDS = 3  # a paragraph with a link and at most this many other words only links
+# A paragraph only links when its words outside links are at most one more than its links,
+# and never more than this: "Discussion at <url>", "Table of Contents: [a] · [b] · [c]" do,
+# "Schema for the [Query API](url)." does not.
+LINK_ONLY_WORDS = 3
 
 _FIELD = re.compile(
     r"[ \t>]*(?:[-*+][ \t]+)?[*_]{0,2}"
@@ -79,13 +82,15 @@ def is_metadata(raw_lines: Sequence[str]) -> bool:
 
 
 def is_link_only(raw_lines: Sequence[str]) -> bool:
-    """Return whether a paragraph holds a link (or URL) and at most LINK_ONLY_WORDS other
-    words: `Discussion at https://go.dev/issue/1.`, `Moved to [the new page](x.md).`"""
+    """Return whether a paragraph only links: it holds links (or URLs) and, outside them, at
+    most one word more than it has links, up to LINK_ONLY_WORDS (`Discussion at
+    https://go.dev/issue/1.`, `Moved to [the new page](x.md).`)."""
     text = " ".join(markup.unblock(line) for line in raw_lines)
     links = len(markup.LINK_TEXT.findall(text)) if "[" in text else 0
     text = markup.LINK_TEXT.sub(" ", text) if links else text
     links += len(_URL.findall(text))
-    return links > 0 and len(_WORD.findall(_URL.sub(" ", text))) <= LINK_ONLY_WORDS
+    words = len(_WORD.findall(_URL.sub(" ", text))) if links else 0
+    return links > 0 and words <= min(LINK_ONLY_WORDS, links + 1)
 
 
 def fields(paragraphs: Iterable[Sequence[str]]) -> tuple[tuple[str, str], ...]:
