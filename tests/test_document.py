@@ -97,6 +97,8 @@ def test_a_page_without_a_heading_is_an_entry_titled_by_its_name(tmp_path: Path)
     text = (GO_DESIGN / "25530-notary.md").read_text("utf-8")
     cat = entries(tmp_path, {"proposals/design/25530-notary.md": text})
     assert [(e.id, e.title) for e in cat.entries] == [("25530-notary", "25530 notary")]
+    # a line that only links is the summary when nothing else is there
+    assert cat.entries[0].summary == "Moved to golang.org/design/25530-sumdb."
     assert cat.diagnostics == ()
 
 

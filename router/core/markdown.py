@@ -321,12 +321,12 @@ def _leading(lines: Sequence[Line], title: int) -> Iterator[list[str]]:
 def _first_paragraph(blocks: Iterable[Block], labels: bool = False) -> str:
     """Return the first paragraph, with the list after it if it ends no sentence (a list of
     links too); skip a short label ending ":" (but return the first if `labels` and no
-    paragraph follows) and a paragraph that only links. Lazy."""
+    paragraph follows) and a paragraph that only links (as a label is). Lazy."""
     label = waiting = ""  # `waiting`: a paragraph the next block settles
     for text, is_list, links in chain(blocks, [("", False, False)]):
         if waiting and text and is_list:
             return f"{waiting} {text}"
-        text = "" if links else text
+        label, text = (label or text, "") if links else (label, text)
         if waiting:
             ends = _sentence_ends(waiting) if waiting.endswith(":") else [len(waiting)]
             found = waiting[: ends[-1]] if ends else waiting
