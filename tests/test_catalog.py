@@ -321,13 +321,53 @@ def test_refresh_forgets_the_warning_of_a_removed_symlink(tmp_path: Path) -> Non
     assert after.diagnostics == catalog.load(cfg).diagnostics == ()
 
 
-def test_untyped_markdown_is_a_warning(tmp_path: Path) -> None:
-    write(tmp_path, "docs/README.md", "Just prose, and no heading to title it.\n")
+def test_markdown_without_any_text_is_an_untyped_warning(tmp_path: Path) -> None:
+    write(tmp_path, "docs/empty.md", "<!-- to be written -->\n\n")
     write(tmp_path, ".cursor/rules/bare.mdc", "Always be kind.\n")
     cat = load(tmp_path)
     assert cat.entries == () and cat.errors == ()
-    assert "untyped" in only(cat, "docs/README.md").problem
+    assert "untyped" in only(cat, "docs/empty.md").problem
     assert only(cat, ".cursor/rules/bare.mdc").severity == "warning"
+
+
+@pytest.mark.parametrize(
+    ("relpath", "title"),
+    [
+        ("docs/getting-started.md", "getting started"),
+        ("docs/release_notes.md", "release notes"),
+        ("docs/payments/README.md", "payments"),
+        ("docs/payments/_index.md", "payments"),
+        ("docs/ingest/index.md", "ingest"),
+    ],
+)
+def test_a_page_without_a_heading_takes_its_title_from_its_name(
+    tmp_path: Path, relpath: str, title: str
+) -> None:
+    write(tmp_path, relpath, "Just prose, and no heading to title it.\n\n- and a list\n")
+    cat = load(tmp_path)
+    (item,) = cat.entries
+    assert (item.title, item.summary) == (title, "Just prose, and no heading to title it.")
+    assert not [d for d in cat.diagnostics if d.severity != diagnostic.INFO]
+
+
+@pytest.mark.parametrize("nested", [True, False])
+def test_skill_rules_in_either_shape_join_their_skill(tmp_path: Path, nested: bool) -> None:
+    rules: dict[str, object] = {
+        "pdf": {"promptTriggers": {"keywords": ["fill a form"]}},
+        "orphan": {"fileTriggers": {"pathPatterns": ["src/**"]}},
+        "draft": "to be written",
+    }
+    document = {"skills": rules} if nested else {"_comment": "activator rules", **rules}
+    write(tmp_path, ".claude/skills/skill-rules.json", json.dumps(document))
+    write(tmp_path, ".claude/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: PDF\n---\n")
+    cat = load(tmp_path)
+    by_id = {e.id: e for e in cat.entries}
+    assert sorted(by_id) == ["orphan", "pdf"]
+    assert by_id["pdf"].keywords == ("fill a form",) and by_id["pdf"].path.endswith("SKILL.md")
+    (problem,) = [d for d in cat.diagnostics if d.path.endswith("skill-rules.json")]
+    assert "draft" in problem.problem
+    # under `skills` every member is a skill: one that is not an object is an error
+    assert problem.severity == (diagnostic.ERROR if nested else diagnostic.WARNING)
 
 
 def test_other_files_are_ignored_silently(tmp_path: Path) -> None:
@@ -530,9 +570,9 @@ def test_fingerprint_changes_with_an_entry_and_not_otherwise(tmp_path: Path) -> 
     base = load(tmp_path).fingerprint
     assert len(base) == 16
 
-    # a non-catalog file, an untyped file: no entry changes
+    # a non-catalog file, an untyped (empty) file: no entry changes
     write(tmp_path, "docs/notes.txt", "scratch")
-    write(tmp_path, "docs/README.md", "no heading, no front matter\n")
+    write(tmp_path, "docs/empty.md", "<!-- no heading, no front matter, no text -->\n")
     assert load(tmp_path).fingerprint == base
     # the body is routed on (the lowest tier), so editing it changes the fingerprint
     write(tmp_path, "docs/a.md", doc("a", "Title").replace("Body text.", "Rewritten body."))

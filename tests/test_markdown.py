@@ -65,7 +65,7 @@ RECORDS = [
     ),
     (  # "⌛️ Superseded [0019](...)": no "by"
         f"{MODERNISATION}/0004-use-bash-node-python-as-core-languages.md",
-        "4. Use `bash`, `nodejs`, and `python` as core languages", "superseded", "2020-11-19",
+        "4. Use bash, nodejs, and python as core languages", "superseded", "2020-11-19",
         (), ("0019-use-bash-go-as-core-languages.md",),
         "We have decided to use bash, nodejs, and python as our core languages",
     ),
@@ -87,7 +87,7 @@ RECORDS = [
     ),
     (  # MADR after Jekyll front matter; the relation is in a `> [!NOTE]` alert
         "JabRef-jabref/docs/decisions/0045-use-input-flag-always-for-input-files.md",
-        "Use `--input` Flag Consistently for Reading Input Files", "", "", (),
+        "Use --input Flag Consistently for Reading Input Files", "", "", (),
         ("0057-allow-positional-input-file-argument.md",),
         'Chosen option: "Adopt a consistent syntax (--input) for reading input files',
     ),
@@ -365,6 +365,86 @@ def test_status_and_date_lines_near_the_top() -> None:
     assert read("#25. Automatic code merging\n").title == "25. Automatic code merging"
     assert read("## 33. User permissions\n\n## Context\n").title == "33. User permissions"
     assert read("## Context and Problem Statement\n\nText.\n").title == ""
+
+
+# --- a metadata list after the title (proposal formats) -------------------------------------
+
+GO_DESIGN = FIXTURES / "proposals" / "golang-proposal" / "design"
+# A language proposal laid out as Swift Evolution's are: a `* Key: value` list after the title.
+LISTED_PROPOSAL = """# Typed widgets
+
+* Proposal: [WP-0413](0413-typed-widgets.md)
+* Authors: [Ada Example](https://example.com/ada), [Bo Example](https://example.com/bo)
+* Review Manager: [Cy Example](https://example.com/cy)
+* Status: **Implemented (Widgets 6.0)**
+* Superseded-by: [WP-0999](0999-widget-kinds.md)
+* Review: ([pitch](https://example.com/t/1)) ([review](https://example.com/t/2))
+
+## Introduction
+
+Widgets may declare the kind of value they hold, so that callers need no casts.
+"""
+
+
+def test_a_metadata_list_is_fields_and_never_the_summary() -> None:
+    doc = read(LISTED_PROPOSAL)
+    assert (
+        doc.summary
+        == "Widgets may declare the kind of value they hold, so that callers need no casts."
+    )
+    assert (doc.status, doc.superseded_by) == ("implemented", ("0999-widget-kinds.md",))
+    assert dict(doc.fields) == {
+        "authors": "Ada Example, Bo Example",
+        "status": "Implemented (Widgets 6.0)",
+        "superseded_by": "WP-0999",
+    }
+
+
+def test_plain_key_lines_and_a_link_only_line_after_the_title_are_skipped() -> None:
+    doc = read((GO_DESIGN / "cryptography-principles.md").read_text("utf-8"))
+    assert doc.title == "Cryptography Principles"
+    assert doc.summary.startswith("The Go cryptography libraries goal is to help developers")
+    assert dict(doc.fields) == {"authors": "Filippo Valsorda", "updated": "June 2019"}
+    assert doc.date == "June 2019"  # `Last updated:` where there is no `Date:`
+
+
+def test_a_decision_section_still_gives_the_summary_under_a_metadata_list() -> None:
+    doc = read((GO_DESIGN / "12416-cgo-pointers.md").read_text("utf-8"))
+    assert doc.summary.startswith("I propose that we permit Go code to pass Go pointers to C")
+    assert dict(doc.fields) == {"authors": "Ian Lance Taylor", "updated": "October, 2015"}
+
+
+@pytest.mark.parametrize(
+    ("body", "summary"),
+    [
+        ("# T\n\n**Status:** Accepted\n**Authors:** A. Person\n\nThe prose.\n", "The prose."),
+        ("# T\n\nAuthor: A. Person\n\nDiscussion at https://example.com/1.\n\nProse.\n", "Prose."),
+        ("# T\n\n[![CI](https://example.com/b.svg)](https://example.com)\n\nProse.\n", "Prose."),
+        ("# T\n\n<!-- a note -->\nMoved to [the new page](new.md).\n\nProse.\n", "Prose."),
+        ("# T\n\nSchema for the [Query API](https://example.com).\n", "Schema for the Query API."),
+        ("# T\n\nTable of Contents: [A](#a) · [B](#b)\n\n## A\n\nProse.\n", "Prose."),
+        # a list of links a paragraph introduces is its list, as any list is
+        ("# T\n\nYou may need to:\n\n- [List nodes](l.md)\n- [Drain a node](d.md)\n", "You may need to: List nodes; Drain a node"),
+        # a list of terms is no metadata list: no key of it is a document's
+        ("# T\n\n- Shard: a slice of the index\n- Replica: a copy\n", "Shard: a slice of the index; Replica: a copy"),
+        ("# T\n\nNote: the cache is per process.\n", "Note: the cache is per process."),
+    ],
+)  # fmt: skip
+def test_the_summary_is_the_first_paragraph_of_prose(body: str, summary: str) -> None:
+    assert read(body).summary == summary
+
+
+@pytest.mark.parametrize(
+    ("heading", "title"),
+    [
+        ("# [Foo](bar.md) and *baz*", "Foo and baz"),
+        ("# Use `public final` for **immutable** fields", "Use public final for immutable fields"),
+        ("# 8. Adopt [RFC 9110][rfc] semantics\n\n[rfc]: https://example.com", "8. Adopt RFC 9110 semantics"),
+        ("# Plain title", "Plain title"),
+    ],
+)  # fmt: skip
+def test_titles_lose_links_emphasis_and_code_ticks(heading: str, title: str) -> None:
+    assert read(heading + "\n\nText.\n").title == title
 
 
 def test_relations() -> None:

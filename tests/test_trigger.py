@@ -4,6 +4,7 @@ matching."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -473,3 +474,45 @@ def test_fired_names_each_entrys_triggers_and_asks_the_deadline_before_each() ->
     assert stop.asked == 5
     with pytest.raises(cutoff.Abandoned):
         fired(index.with_triggers(), "phrase 3 here", Countdown(2))
+
+
+# --- the two shapes of the file, read from disk ----------------------------------------
+
+TOP_LEVEL_RULES = {
+    "_comment": "Rules for the skill activator; see _schema.",
+    "_schema": {"promptTriggers": {"keywords": "phrases"}},
+    "api-design": {
+        "description": "REST API conventions",
+        "promptTriggers": {"keywords": ["endpoint"], "intentPatterns": ["(add|create).*route"]},
+        "fileTriggers": {"pathPatterns": ["src/api/**"]},
+    },
+    "testing": {"promptTriggers": {"keywords": ["flaky test"]}},
+    "version": "2",
+    "broken": ["not", "a", "rule"],
+}
+
+
+def read_rules(tmp_path: Path, document: object) -> tuple[tuple[Rule, ...], tuple[Problem, ...]]:
+    file = tmp_path / ".claude" / "skills" / "skill-rules.json"
+    file.parent.mkdir(parents=True)
+    file.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return parse(json.loads(file.read_text(encoding="utf-8")))
+
+
+def test_rules_at_the_top_level_are_read_and_notes_ignored(tmp_path: Path) -> None:
+    rules, problems = read_rules(tmp_path, TOP_LEVEL_RULES)
+    assert [r.name for r in rules] == ["api-design", "testing"]
+    api = rules[0]
+    assert api.keywords == ("endpoint",) and api.intent_patterns == ("(add|create).*route",)
+    assert (api.description, api.path_patterns) == ("REST API conventions", ("src/api/**",))
+    # the members that are not objects are named, as warnings; the rest still loads
+    assert [(p.where, p.severity) for p in problems] == [("broken", WARNING), ("version", WARNING)]
+    assert "a list" in problems[0].problem
+
+
+def test_rules_under_skills_read_the_same_as_at_the_top_level(tmp_path: Path) -> None:
+    nested = {"skills": {k: v for k, v in TOP_LEVEL_RULES.items() if isinstance(v, dict)}}
+    nested["skills"].pop("_schema")
+    rules, problems = read_rules(tmp_path, nested)
+    top, _ = parse(TOP_LEVEL_RULES)
+    assert rules == top and problems == ()

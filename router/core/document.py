@@ -11,7 +11,7 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import replace
 
-from router.core import entry, frontmatter, markdown, schema
+from router.core import entry, frontmatter, markdown, scaffold, schema
 from router.core.config import Config
 from router.core.diagnostic import INFO, WARNING, Diagnostic, FileResult, result
 from router.core.diagnostic import only as _only
@@ -22,10 +22,11 @@ def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
     """Return the entry and diagnostics of one Markdown file (any format: plain, front
     matter, SKILL.md, rule, instruction). Never raises."""
     name = relpath.rsplit("/", 1)[-1]
-    if fmt == "markdown" and markdown.is_template(name):
-        return _only(relpath, "a template, not a document: skipped", INFO)
     try:
         block, body = frontmatter.parts(text)
+        # a template's front matter holds placeholders YAML may reject: look before parsing
+        if fmt == "markdown" and scaffold.is_scaffold(relpath, block, body):
+            return _only(relpath, SCAFFOLD, INFO)
         parsed = frontmatter.parse(block) if block is not None else None
     except frontmatter.FrontMatterError as error:
         return _only(relpath, error.problem, line=error.line)
@@ -38,8 +39,8 @@ def read(config: Config, relpath: str, text: str, fmt: str) -> FileResult:
     if parsed is None:
         if fmt in ("rule", "skill", "instruction"):
             return _only(relpath, f"a {fmt} file without front matter gives no entry", WARNING)
-        if not doc.title and not any(s.heading for s in doc.sections):
-            return _only(relpath, "untyped: no front matter and no heading, so no entry", WARNING)
+        if not doc.title and not doc.sections:
+            return _only(relpath, "untyped: no front matter, heading or text, so no entry", WARNING)
         return result(relpath, (_plain(relpath, doc, shelf),))
     meta = dict(parsed.meta)
     try:
@@ -86,6 +87,7 @@ def front_page(config: Config, relpath: str) -> bool:
 
 
 FRONT_PAGE = "the front page of a catalog root, about the catalog as a whole: skipped"
+SCAFFOLD = "a template of a record format (placeholders to fill in), not a document: skipped"
 
 
 def _status_as_text(meta: dict[str, object]) -> dict[str, object]:
@@ -112,7 +114,18 @@ def _plain(relpath: str, doc: markdown.Document, shelf: str | None) -> Entry:
         superseded_by=_linked(relpath, doc.superseded_by),
         body=doc.sections,
         kind=kind,
+        facets=_facets(doc),
     )
+
+
+# Fields of a leading metadata list (`markdown.Document.fields`) that no entry field holds,
+# kept as facets; status, dates and relations have fields of their own.
+FACET_FIELDS = ("authors",)
+
+
+def _facets(doc: markdown.Document) -> tuple[tuple[str, str], ...]:
+    """Return the FACET_FIELDS of a document's metadata list, as (name, value)."""
+    return tuple((key, value) for key, value in doc.fields if key in FACET_FIELDS)
 
 
 _RECORD_HEADINGS = frozenset(
@@ -121,9 +134,13 @@ _RECORD_HEADINGS = frozenset(
 
 
 def _title_of_name(relpath: str) -> str:
-    """Return a title made of a file name, for a sectioned document without a `# ` title:
-    `0018-kernel-hooks-phase2.md` -> `0018 kernel hooks phase2` (the number is not a term)."""
-    stem = relpath.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    """Return a title made of a file name, for a document without a `# ` title: its stem
+    with `-` and `_` as spaces (`0018-kernel-hooks-phase2.md` -> `0018 kernel hooks phase2`,
+    the number no term), the folder's name for a README or index page."""
+    folder, _, name = relpath.replace("\\", "/").rpartition("/")
+    if name.lower() in markdown.INDEX_NAMES and folder:
+        name = posixpath.basename(folder)
+    stem = name.rsplit(".", 1)[0] if "." in name else name
     return " ".join(stem.replace("_", "-").split("-"))
 
 
@@ -139,8 +156,9 @@ def _with_body(item: Entry, doc: markdown.Document) -> Entry:
     status_doc = markdown.read("## Status\n\n" + item.status) if item.status else doc
     status = status_doc.status or doc.status
     facets = item.facets
-    if doc.date and not any(k == "date" for k, _ in facets):
-        facets = tuple(sorted((*facets, ("date", doc.date))))
+    for key, value in (("date", doc.date), *_facets(doc)):
+        if value and not any(k == key for k, _ in facets):
+            facets = tuple(sorted((*facets, (key, value))))
     return replace(
         item,
         title=item.title or doc.title,

@@ -116,9 +116,10 @@ def from_plain(
     superseded_by: tuple[str, ...],
     body: tuple[Section, ...],
     kind: str,
+    facets: tuple[tuple[str, str], ...] = (),
 ) -> Entry:
     """Return the entry of a Markdown document without front matter (read from its headings
-    and sections by `markdown`). Its id is the file stem."""
+    and sections by `markdown`), `facets` beside its date. Its id is the file stem."""
     stem = PurePosixPath(path).name.split(".", 1)[0]
     return Entry(
         id=stem,
@@ -130,7 +131,7 @@ def from_plain(
         status=status,
         supersedes=supersedes,
         superseded_by=superseded_by,
-        facets=(("date", date),) if date else (),
+        facets=tuple(sorted(((("date", date),) if date else ()) + facets)),
         body=body,
     )
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 
-from router.core import markup
+from router.core import markup, preamble
 from router.core.entry import Section
 from router.core.markup import BLANK, BLANK_LINE, FENCE, HEADING, TEXT, Line
 
@@ -50,7 +50,8 @@ _STATUS_HEADING = re.compile(r"status\b\s*(?:[:\-–—]\s*(.*))?$", re.I)
 _STATUS_LINE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]{0,2}status[*_]{0,2}[ \t]*:(.*)", re.I)
 _DATE_LINE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]{0,2}date[*_]{0,2}[ \t]*:(.*)", re.I)
 _RELATION = re.compile(
-    r"\b(supersedes|superseded(?:\s+by)?|replaces|replaced\s+by|amend(?:s|ed\s+by))\b", re.I
+    r"\b(supersedes|superseded(?:[\s-]+by)?|replaces|replaced[\s-]+by|amend(?:s|ed\s+by))\b",
+    re.I,
 )
 _WORDS = re.compile(r"\S+")
 _LETTERS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
@@ -61,13 +62,14 @@ _SENTENCE_END = re.compile(r"[.!?][\"'’”)\]]*(?=\s+[^a-z\s])")
 class Document:
     """What `read` finds in a Markdown body."""
 
-    title: str  # the first `# ` heading as written ("" when none); a record number is kept
+    title: str  # the first `# ` heading as plain text ("" when none); a record number is kept
     status: str  # a `status_word`, "" when none is found
     date: str  # from a `Date:` / `**Date:**` line near the top, trimmed; "" when none
     supersedes: tuple[str, ...]  # link targets of "Supersedes ..." lines
     superseded_by: tuple[str, ...]  # link targets of "Superseded by ..." lines
     summary: str  # the Decision (else Context, else first) paragraph, cut near SUMMARY_CHARS
     sections: tuple[Section, ...]  # every section with text, markup stripped
+    fields: tuple[tuple[str, str], ...] = ()  # of the metadata list after the title: `preamble`
 
 
 def read(body: str) -> Document:
@@ -80,14 +82,17 @@ def read(body: str) -> Document:
     status, spans = _status(lines, heads, top)
     dates = (_DATE_LINE.match(lines[i].text) for i in top if lines[i].kind == TEXT)
     supersedes, superseded_by = _relations(lines, spans, top)
+    fields = preamble.fields(_leading(lines, title))
+    updated = next((value for key, value in fields if key == "updated"), "")
     return Document(
-        title=title_text,
+        title=markup.strip(title_text),
         status=status,
-        date=next((date for m in dates if m and (date := markup.strip(m[1]))), ""),
+        date=next((date for m in dates if m and (date := markup.strip(m[1]))), updated),
         supersedes=supersedes,
         superseded_by=superseded_by,
         summary=_cut(_summary(lines, title, heads, spans)),
         sections=_sections(lines, title),
+        fields=fields,
     )
 
 
@@ -243,40 +248,85 @@ def _summary(
                     return text
     skipped = {i for start, end in spans for i in range(start, end)}
     rest = (i for i in range(title + 1, len(lines)) if i not in skipped)
-    blocks = chain(_blocks(lines, rest, True), [("", False)], _blocks(lines, range(title), True))
+    gap = [("", False, False)]
+    blocks = chain(_blocks(lines, rest, True), gap, _blocks(lines, range(title), True))
     return _first_paragraph(blocks, labels=True)
+
+
+# A paragraph as `_first_paragraph` weighs it: its plain text, whether it is a list, and
+# whether it only links (no summary of its own, yet the list a paragraph may introduce).
+Block = tuple[str, bool, bool]
 
 
 def _blocks(
     lines: Sequence[Line], indices: Iterable[int], skip_meta: bool = False
-) -> Iterator[tuple[str, bool]]:
-    """Yield the paragraphs among `indices` as (plain text, whether a list), with ("", False)
-    for a table, code block, image or heading between them."""
+) -> Iterator[Block]:
+    """Yield the paragraphs among `indices` as Blocks, with ("", False, False) for a table,
+    code block, image or heading between them. With `skip_meta`, a metadata list is such a
+    gap too, a paragraph that only links is marked so, and status and date lines are
+    dropped."""
     paragraph: list[str] = []
     last = -2
     for i in chain(indices, [-1]):
         line = lines[i] if i >= 0 else BLANK_LINE
-        meta = skip_meta and (_STATUS_LINE.match(line.text) or _DATE_LINE.match(line.text))
-        text = line.kind == TEXT and not meta
+        text = line.kind == TEXT
         if text and paragraph and i == last + 1:
             paragraph.append(line.text)
         elif paragraph:
-            yield _paragraph_text(paragraph), bool(markup.ITEM.match(paragraph[0]))
+            yield from _pieces(paragraph, skip_meta)
             paragraph = []
         if text and not paragraph and markup.unblock(line.text):
             paragraph.append(line.text)
         elif line.kind in (FENCE, HEADING):
-            yield "", False
+            yield "", False, False
         last = i
 
 
-def _first_paragraph(blocks: Iterable[tuple[str, bool]], labels: bool = False) -> str:
-    """Return the first paragraph, with the list after it if it ends no sentence; skip a short
-    label ending ":" (but return the first if `labels` and no paragraph follows). Lazy."""
+def _pieces(paragraph: Sequence[str], skip_meta: bool) -> Iterator[Block]:
+    """Yield a paragraph as `_blocks` gives it: whole (marked when it only links), else a gap
+    for a metadata list, else the runs of lines between its status and date lines."""
+    if skip_meta and preamble.is_metadata(paragraph):
+        yield "", False, False
+        return
+    if skip_meta and preamble.is_link_only(paragraph):
+        yield _paragraph_text(paragraph), bool(markup.ITEM.match(paragraph[0])), True
+        return
+    run: list[str] = []
+    for raw in chain(paragraph, [""]):
+        meta = skip_meta and (_STATUS_LINE.match(raw) or _DATE_LINE.match(raw))
+        if raw and not meta and (run or markup.unblock(raw)):
+            run.append(raw)
+        elif run:
+            yield _paragraph_text(run), bool(markup.ITEM.match(run[0])), False
+            run = []
+
+
+def _leading(lines: Sequence[Line], title: int) -> Iterator[list[str]]:
+    """Yield the lines of each paragraph after the title (or from the start when there is
+    none), up to the first heading or code block."""
+    paragraph: list[str] = []
+    for i in range(title + 1, len(lines)):
+        if lines[i].kind == TEXT:
+            paragraph.append(lines[i].text)
+            continue
+        if paragraph:
+            yield paragraph
+            paragraph = []
+        if lines[i].kind != BLANK:
+            return
+    if paragraph:
+        yield paragraph
+
+
+def _first_paragraph(blocks: Iterable[Block], labels: bool = False) -> str:
+    """Return the first paragraph, with the list after it if it ends no sentence (a list of
+    links too); skip a short label ending ":" (but return the first if `labels` and no
+    paragraph follows) and a paragraph that only links (as a label is). Lazy."""
     label = waiting = ""  # `waiting`: a paragraph the next block settles
-    for text, is_list in chain(blocks, [("", False)]):
+    for text, is_list, links in chain(blocks, [("", False, False)]):
         if waiting and text and is_list:
             return f"{waiting} {text}"
+        label, text = (label or text, "") if links else (label, text)
         if waiting:
             ends = _sentence_ends(waiting) if waiting.endswith(":") else [len(waiting)]
             found = waiting[: ends[-1]] if ends else waiting

@@ -1,10 +1,15 @@
 """Skill triggers from `.claude/skills/skill-rules.json`, the "skill activator" hook format.
 
-The file maps each skill name to its triggers:
+The file maps each skill name to its triggers, under a `skills` member:
 
     {"skills": {"<name>": {"priority": "high", "enforcement": "suggest", "description": "...",
                            "promptTriggers": {"keywords": [...], "intentPatterns": [...]},
                            "fileTriggers": {"pathPatterns": [...], "pathExclusions": [...]}}}}
+
+or at the top level, beside members whose names start with `_` (`_comment`, `_schema`), which
+are the authors' notes and are ignored:
+
+    {"_comment": "...", "<name>": {"promptTriggers": {...}, "fileTriggers": {...}}}
 
 Other members (`version`, `type`, `blockMessage`, `skipConditions`, `contentPatterns`,
 `createOnly`, ...) are ignored. Pure: `parse` reads an already decoded JSON document.
@@ -80,15 +85,16 @@ def parse(document: object) -> tuple[tuple[Rule, ...], tuple[Problem, ...]]:
     """Return the rules of a decoded skill-rules.json document, in name order, and the
     problems found, in the order of the rules they concern.
 
-    Never raises. A document that is not `{"skills": {...}}` is one error and no rules; a
-    skill that is not an object is an error and has no rule; a member or list item of the
-    wrong type, an empty keyword and an unsafe intent pattern are warnings and are skipped."""
+    Never raises. A document that is neither `{"skills": {...}}` nor a top-level map holding
+    at least one rule object is one error and no rules. Under `skills`, a skill that is not an
+    object is an error and has no rule; at the top level, where a member may be a note rather
+    than a rule, it is a warning. A member or list item of the wrong type, an empty keyword
+    and an unsafe intent pattern are warnings and are skipped."""
     if not isinstance(document, dict):
         message = f'The document is {_kind(document)}; write an object: {{"skills": {{...}}}}.'
         return (), (Problem("document", message, ERROR),)
     if "skills" not in document:
-        message = 'The document has no "skills" member; put each skill\'s triggers under it.'
-        return (), (Problem("skills", message, ERROR),)
+        return _top_level(document)
     skills = document["skills"]
     if not isinstance(skills, dict):
         message = f'"skills" is {_kind(skills)}; make it an object from skill name to triggers.'
@@ -98,8 +104,34 @@ def parse(document: object) -> tuple[tuple[Rule, ...], tuple[Problem, ...]]:
         problems.append(Problem(f"skills[{key!r}]", "A skill name must be a string.", ERROR))
     rules: list[Rule] = []
     for name in sorted(k for k in skills if isinstance(k, str)):
-        rule = _rule(name, skills[name], problems)
+        rule = _rule(name, skills[name], problems, f"skills.{name}")
         if rule is not None:
+            rules.append(rule)
+    return tuple(rules), tuple(problems)
+
+
+NOTE_PREFIX = "_"  # a top-level member named so is the authors' note (`_comment`, `_schema`)
+
+
+def _top_level(document: dict[object, object]) -> tuple[tuple[Rule, ...], tuple[Problem, ...]]:
+    """Return the rules of a document holding them at the top level, and its problems: a
+    member that is not an object is a warning naming it (it may be a note, such as a
+    `version`), and a document without any rule object is one error."""
+    names = sorted(k for k in document if isinstance(k, str) and not k.startswith(NOTE_PREFIX))
+    if not any(isinstance(document[name], dict) for name in names):
+        message = (
+            'The document has no "skills" member and no rule object at the top level; '
+            'put each skill\'s triggers under "skills".'
+        )
+        return (), (Problem("skills", message, ERROR),)
+    problems: list[Problem] = []
+    rules: list[Rule] = []
+    for name in names:
+        value = document[name]
+        if not isinstance(value, dict):
+            message = f"The rule is {_kind(value)}; make it an object of triggers. Skipped."
+            problems.append(Problem(name, message, WARNING))
+        elif (rule := _rule(name, value, problems, name)) is not None:
             rules.append(rule)
     return tuple(rules), tuple(problems)
 
@@ -120,8 +152,9 @@ def keyword_matches(rule: Triggers, task_normal: str) -> tuple[str, ...]:
 # --- parsing ---------------------------------------------------------------------------
 
 
-def _rule(name: str, value: object, problems: list[Problem]) -> Rule | None:
-    where = f"skills.{name}"
+def _rule(name: str, value: object, problems: list[Problem], where: str) -> Rule | None:
+    """Return the rule of one skill's triggers, `where` naming it in problems; None (with an
+    error) when the name is empty or the value is not an object."""
     if not name.strip():
         problems.append(Problem(where, "A skill name must not be empty.", ERROR))
         return None
