@@ -61,3 +61,15 @@ def test_an_entry_given_twice_is_replaced_as_add_replaces_it(
     whole.remove(entries[3].id)
     single.remove(entries[3].id)
     assert shape(whole) == shape(single)
+
+
+def test_a_titles_leading_quantity_is_a_term_and_its_record_number_is_not() -> None:
+    index = Index(
+        [
+            Entry(id="a", kind="doc", path="a.md", file="a.md", title="64-bit fields aligned"),
+            Entry(id="b", kind="doc", path="b.md", file="b.md", title="12. Use Postgres"),
+            Entry(id="c", kind="doc", path="c.md", file="c.md", title="0012-use-postgres"),
+        ]
+    )
+    assert [index.slot(s).entry.id for s in index.postings("64")[0]] == ["a"]
+    assert index.stem_df("12") == 0

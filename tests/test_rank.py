@@ -312,3 +312,50 @@ def test_scoring_asks_its_stop_before_each_term_and_stops_when_told() -> None:
     assert len(asked) == 3
     scores, _ = rank.scores(index, scoring, None, (), lambda: False)
     assert scores == rank.scores(index, scoring)[0]
+
+
+def test_a_function_word_is_a_term_where_the_catalog_writes_it_as_code() -> None:
+    index = Index(
+        [
+            doc("generics", title="Type parameters", body=(Section("The `any` constraint", "x"),)),
+            doc("prose", title="Pick any mirror"),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)],
+        ]
+    )
+    order = [path for _, path in ranked(index, "can any be compared")]
+    assert order == ["docs/generics.md"]
+    # a catalog that never writes it as code drops it as before
+    plain = Index([doc("prose", title="Pick any mirror"), doc("f", summary="filler")])
+    assert ranked(plain, "can any be compared") == []
+
+
+def test_a_form_no_entry_holds_is_no_term() -> None:
+    index = Index([doc("one", title="go build flags"), doc("f", summary="filler")])
+    weighed = rank.weigh(index, term.of_task("go build -Xfoo"))
+    assert [w.term.stem for w in weighed] == ["go", "build", "xfoo"]
+
+
+@pytest.mark.parametrize(
+    ("written", "plain", "asked"),
+    [
+        ("link with -X main.version", "link with main version", "-Xmain.version"),
+        ("link with -Xmain.version", "link with xmain version", "-X main.version"),
+        ("escape analysis with -gcflags=-m", "escape analysis with gcflags m", "-gcflags -m"),
+        ("expand it with println!(...)", "expand it with println(...)", "println!"),
+        ("timers fire after 10 ms", "timers fire after ms", "10ms"),
+    ],
+)
+def test_a_code_shaped_word_reaches_the_entry_writing_it_either_way(
+    written: str, plain: str, asked: str
+) -> None:
+    # "alt" holds the same words without the code's form, and sorts first on a tie
+    index = Index(
+        [
+            doc("code", summary=written),
+            doc("alt", summary=plain),
+            *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)],
+        ]
+    )
+    assert ranked(index, asked)[0][1] == "docs/code.md"
+    slot = index.slot_of("code")
+    assert rank.reach(index, slot, rank.of_task(index, asked)).words

@@ -144,10 +144,10 @@ def test_short_words_and_words_with_digits_stay() -> None:
 
 
 def test_conversational_words_are_not_terms() -> None:
-    words = [
-        t.word for t in term.of_task("Why do we store money as integer cents? Can you please check")
-    ]
-    assert words == ["store", "money", "integer", "cents", "check"]
+    terms = term.of_task("Why do we store money as integer cents? Can you please check")
+    assert [t.word for t in terms if not t.form] == ["store", "money", "integer", "cents", "check"]
+    # ... but forms the ranker reads only where an entry writes them as code
+    assert all(t.stem == term.coded(t.word) for t in terms if t.form)
 
 
 def test_path_words_give_weak_terms_without_their_syntax() -> None:
@@ -163,7 +163,9 @@ def test_path_words_give_weak_terms_without_their_syntax() -> None:
 
 def test_a_dotted_name_without_a_slash_gives_strong_terms_without_its_syntax() -> None:
     terms = term.of_task("add moment.js to format dates, as React.FC and CITATION.cff do")
-    assert [(t.word, t.weak) for t in terms if t.word not in ("add", "format", "dates")] == [
+    assert [
+        (t.word, t.weak) for t in terms if t.word not in ("add", "format", "dates") and not t.form
+    ] == [
         ("moment", False),
         ("react", False),
         ("fc", False),
@@ -231,3 +233,76 @@ def test_the_head_of_a_type_name_knows_the_name() -> None:
     # acronym's plural is one word
     assert terms["effect"] == terms["content"] == terms["forecast"] == ""
     assert "ur" not in terms and terms["urls"] == ""
+
+
+# --- code-shaped words -------------------------------------------------------------------------
+
+
+def forms_of(task: str) -> set[str]:
+    return {t.stem for t in term.of_task(task) if t.form}
+
+
+def test_a_flag_meets_its_value_written_apart_or_glued() -> None:
+    # `-Xfoo` and `-X foo` are one flag and one value, however a page spells them
+    assert "-xfoo" in forms_of("link with -Xfoo") & forms_of("link with -X foo")
+    assert "-lpthread" in forms_of("gcc -lpthread") & forms_of("gcc -l pthread")
+    # a capital (or a digit) shows where a glued value starts: the bare flag and the value too
+    assert {"-x", "foo"} <= forms_of("link with -Xfoo")
+    assert "-o" in forms_of("build with -O2")
+    # the one-letter flag after `=` is not lost with its dash
+    assert "-m" in forms_of("go build -gcflags=-m") & forms_of("go build -gcflags -m")
+
+
+def test_a_dash_inside_a_word_or_before_a_space_is_no_flag() -> None:
+    assert term.forms("an e-mail - a re-run of the top-5 list") == ()
+
+
+def test_operators_and_sigils_keep_their_form() -> None:
+    assert "println!" in forms_of("why does println! panic")
+    assert "?" in forms_of("what does the ? operator return") & forms_of("let x = f()?;")
+    assert "++" in forms_of("i++ in a loop")
+    assert "::" in forms_of("call std::mem::take")
+    assert "..." in forms_of("go test ./...")
+    # prose punctuation is no operator
+    assert term.forms("Why? It works. Thanks!") == ()
+
+
+@pytest.mark.parametrize("code", ["E0123", "SA1019", "TS2345"])
+def test_an_error_code_is_one_term(code: str) -> None:
+    assert [t.stem for t in term.of_task(f"the compiler says {code}:")] == [
+        "compiler",
+        "say",
+        code.lower(),
+    ]
+    assert term.parts(f"error[{code}]: mismatched types") == ""
+
+
+def test_a_number_glued_to_its_unit_gives_the_number_and_the_unit() -> None:
+    assert {"10", "ms"} <= forms_of("a 10ms timeout")
+    assert term.parts("timers fire every 10ms or 400px") == "10 ms 400 px"
+
+
+def test_a_function_word_is_a_form_only_where_code_writes_it() -> None:
+    # the task's function words are forms the ranker asks the catalog for ...
+    assert term.coded("any") in forms_of("can any be compared")
+    # ... a contraction's stub is not one of the task's words
+    assert term.coded("re") not in forms_of("we're stuck")
+    # ... and a document holds one only written as code on its own
+    assert term.parts("### The `any` constraint") == term.coded("any")
+    assert term.parts("any of `it was there`") == ""
+
+
+CODE_TEXT = st.text(alphabet="abXY01 -=`!?:.+()'_", max_size=40)
+
+
+@given(CODE_TEXT)
+def test_every_form_of_a_text_holds_its_probe(raw: str) -> None:
+    # the ranker reads a body section for a stem only when the section holds its probe
+    for form in term.forms(raw):
+        assert term.probe(term.stem(form)) in raw.lower()
+
+
+# values without a vowel: never a stopword or a function word, which a flag does not take
+@given(st.sampled_from("XDWlo"), st.text(alphabet="bcdfghkm", min_size=2, max_size=8))
+def test_a_flag_glued_or_apart_shares_its_form(letter: str, value: str) -> None:
+    assert set(term.forms(f"-{letter}{value}")) & set(term.forms(f"-{letter} {value}"))

@@ -10,10 +10,11 @@ caller makes sure no route runs while a change is applied. Two views of an entry
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from router.core import markdown, pattern, term, text, weight
+from router.core import markdown, markup, pattern, term, text, weight
 from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
 from router.core.posting import Batch, Posting
 
@@ -95,8 +96,28 @@ def fields_of(item: Entry) -> tuple[Field, ...]:
         normal = text.normalize(value)
         if normal:
             tokens = text.tokens_of_normal(normal)
-            out.append(Field(tier, name, normal, tokens, note_id, parts=term.parts(value)))
+            extra = term.parts(value)
+            if name == "title":
+                extra = " ".join(filter(None, (extra, _quantity(item.title, value))))
+            out.append(Field(tier, name, normal, tokens, note_id, parts=extra))
     return tuple(out)
+
+
+# A title's leading number hyphen-joined to one word (`64-bit fields`) is a quantity, not a
+# record number (`12-use-postgres` goes on with its slug, `8. Use Postgres` with a space).
+_QUANTITY = re.compile(r"\s*(\d+)-$")
+_UNIT = re.compile(r"[A-Za-z]+(?:\s|$)")
+
+
+def _quantity(title: str, terms: str) -> str:
+    """Return the number `markdown.title_terms` took off a title (`terms`) as a record
+    number when it is a quantity's (`64` of `64-bit fields`), else ""."""
+    plain = markup.strip(title)
+    lead = plain[: len(plain) - len(terms)]
+    match = _QUANTITY.fullmatch(lead) if lead and plain.endswith(terms) else None
+    if match is None or not _UNIT.match(terms):
+        return ""
+    return match.group(1)
 
 
 # The headings decision-record templates give every record (Nygard, MADR, Y-statements):

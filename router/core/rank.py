@@ -74,16 +74,26 @@ class Reach:
 
 
 def weigh(index: Index, terms: Iterable[Term]) -> tuple[Weighted, ...]:
-    """Return the task's terms with their df and idf, task order kept."""
+    """Return the task's terms with their df and idf, task order kept, but for the forms no
+    entry holds (`held`)."""
     n = max(index.size, 1)
-    return tuple(Weighted(t, *_statistics(index, t, n), _head(index, t)) for t in terms)
+    return tuple(
+        Weighted(t, *_statistics(index, t, n), _head(index, t)) for t in held(index, terms)
+    )
+
+
+def held(index: Index, terms: Iterable[Term]) -> tuple[Term, ...]:
+    """Return the terms but the forms (`Term.form`) no entry holds: a code form or a function
+    word is a term only where the catalog writes it so, and elsewhere it would count as a
+    word the catalog lacks."""
+    return tuple(t for t in terms if not t.form or index.stem_df(t.stem))
 
 
 def of_task(index: Index, task: str, limit: int = MAX_QUERY_TERMS) -> tuple[Weighted, ...]:
     """Return the weighed terms a route reads of a task: all its route terms up to `limit`,
     else the `limit` most specific (terms some entry holds first, highest idf first, task
     order on ties), in task order."""
-    terms = term.of_task(task)
+    terms = held(index, term.of_task(task))
     if len(terms) <= limit:
         return weigh(index, terms)
     n = max(index.size, 1)

@@ -4,8 +4,10 @@ Seed 1's tokens (`text.tokens`) were made for short problem statements; an agent
 conversation ("why do we ...", "can you please ..."). The ranker therefore drops function
 words, leaves path syntax to the anchors, folds plurals, -ed/-ing forms and British and
 American spellings onto one stem ("retried" meets "retries", "licence" meets "license"), and
-reads the words inside code identifiers (`useEffect`). The explain record keeps seed 1's
-tokens.
+reads the words inside code identifiers (`useEffect`). Code-shaped words also give the forms
+documents write them in (`forms`: `-Xfoo` and `-X foo` meet, `10ms` gives `10`), and a
+function word is a term where the catalog writes it as code (`any` in a Go catalog). The
+explain record keeps seed 1's tokens.
 
 Pure: every function here is a function of its arguments alone.
 """
@@ -85,6 +87,9 @@ class Term:
     # when the term is the head of a type name the task writes (`context` of
     # `ReaderStateContext`): that name's stem, which the ranker looks up in the catalog
     of_name: str = ""
+    # a form of a code-shaped word (`forms`) or a function word the catalog may write as
+    # code: the ranker reads it only where some entry holds it
+    form: bool = False
 
 
 _STEMS: dict[str, str] = {}
@@ -159,7 +164,13 @@ def probe(stem_: str) -> str:
 
     `fold` rewrites only a word's ending: a final `y` may have been `ies`/`ied`, a `z` an
     `s` (serialise), `ens` `enc` (licence), `or` `our` (colourful), `er` `re` (centre) or
-    `ller` (traveller); everything else it does is cutting a suffix off."""
+    `ller` (traveller); everything else it does is cutting a suffix off. A flag's form is
+    probed by its dash and letter (`-xfoo` may be written `-x foo`), a word written as code by
+    its backtick (`` `some` `` may be `` `some View` ``)."""
+    if stem_.startswith("-"):
+        return stem_[:2]
+    if stem_.startswith("`"):
+        return "`"
     cut = len(stem_)
     if stem_.endswith("y"):
         cut -= 1
@@ -231,6 +242,19 @@ def of_task(task: str) -> tuple[Term, ...]:
                 key = stem(token)
                 if key not in seen:
                     seen[key] = Term(key, token, weak=weak, of_name=heads.get(key, ""))
+    # A function word may be a keyword of the catalog's language (`any`, `let`): it is a
+    # term where an entry writes it as code (`coded`), which the ranker asks the catalog. A
+    # contraction's stub ("re" of "we're") is not a word the task writes.
+    for word in prose:
+        token = word.strip(_EDGES).lower()
+        if token in FUNCTION_WORDS and len(token) >= text.MIN_TOKEN_CHARS and token.isalpha():
+            key = coded(token)
+            if key not in seen:
+                seen[key] = Term(key, token, form=True)
+    for token in forms(task):
+        key = stem(token)
+        if key not in seen:
+            seen[key] = Term(key, token, form=True)
     return tuple(seen.values())
 
 
@@ -258,26 +282,134 @@ def _heads(words: list[str]) -> dict[str, str]:
 _IDENTIFIER_JOINS = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
-_LOWER = b"abcdefghijklmnopqrstuvwxyz0123456789"
+_LOWER = b"abcdefghijklmnopqrstuvwxyz"
 _UPPER = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-# every lower-case letter and digit to `a`, every capital to `A`, all else as it is
-_SHAPES = bytes.maketrans(_LOWER + _UPPER, b"a" * len(_LOWER) + b"A" * len(_UPPER))
+_DIGITS = b"0123456789"
+# every lower-case letter to `a`, every capital to `A`, every digit to `0`, all else as it is
+_SHAPES = bytes.maketrans(
+    _LOWER + _UPPER + _DIGITS, b"a" * len(_LOWER) + b"A" * len(_UPPER) + b"0" * len(_DIGITS)
+)
 # A word holding a case change inside it: a code identifier (`useEffect`, `HTTPServer`). The
 # lookahead scans one word from its start only (`\b`), so the search is linear in the text.
 _IDENTIFIER = re.compile(r"\b(?=\w*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]))\w++")
 
 
 def parts(raw: str) -> str:
-    """Return the words inside the code identifiers of a text as written (not normalized),
-    normalized and space-joined, "" when it holds none: a document saying `useEffect` is
-    also about an effect, as a task naming it is (`of_task`)."""
+    """Return the ranker's words of a text as written (not normalized) beyond its normalized
+    words, space-joined, "" when there are none: the words inside its code identifiers,
+    normalized (a document saying `useEffect` is also about an effect, as a task naming it
+    is: `of_task`), then the forms of its code-shaped words (`forms`)."""
     # Most prose holds no identifier: its letters' shapes, read in C calls, say so at once
     # (a regular expression's scan over every body would cost a fifth of a catalog's load).
     shapes = raw.encode("utf-8", "ignore").translate(_SHAPES)
-    if b"aA" not in shapes and b"AAa" not in shapes:
-        return ""
-    found = [part for word in _IDENTIFIER.findall(raw) for part in _words_of_identifier(word)]
-    return text.normalize(" ".join(found)) if found else ""
+    found = ""
+    if b"aA" in shapes or b"0A" in shapes or b"AAa" in shapes:
+        named = [part for word in _IDENTIFIER.findall(raw) for part in _words_of_identifier(word)]
+        found = text.normalize(" ".join(named))
+    shaped = _forms(raw, shapes)
+    if not shaped:
+        return found
+    return f"{found} {' '.join(shaped)}" if found else " ".join(shaped)
+
+
+# Code-shaped words: normalizing keeps only their letters and digits, and that loses what
+# tells them apart. Each is read as written, into the forms documents write it in too.
+# A flag: a dash opening a word (after space, `=`, a quote or a bracket), a letter, and
+# either the rest of the word glued on (`-Xfoo`, `-race`) or a value written apart (`-X foo`).
+# (The dash comes first and what stands before it is looked back at: a pattern opening with
+# a literal is searched for at C speed, and every body is scanned.)
+_FLAG = re.compile(r"-(?<![^\s=(\[`'\"]-)([A-Za-z])(\w*)(?:[ \t]+['\"]?([A-Za-z0-9]+))?")
+# A macro's or a sigil's trailing bang (`println!`, `vec![..]`), not a `!=` or `!!`: the
+# bang is searched for, the lower-case name it closes looked back at.
+_BANG = re.compile(r"!(?<=[a-z0-9_]!)(?![=!])")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+# The `?` operator: after a call or an index (`f()?`), or standing alone (`the ? operator`);
+# a question mark closing a word is prose.
+_TRY = re.compile(r"\?(?<![^\s`()\]]\?)(?![\w?.])")
+# Operators of two or more characters that stand whole (`++` of `i++`, `::`, `...`): a run of
+# symbols that is one of them, not a piece of a longer run (`-->`, `====`).
+_SYMBOLS = re.compile(r"[-+*%=!?:.<>&|^~]{2,}")
+OPERATORS = frozenset(
+    ("===", "!==", "...", "++", "::", "->", "=>", ":=", "<-", "!=", "==", "&&", "||", "??", "?.")
+)
+# A number glued to a short unit (`10ms`, `400px`, `64bit`): a document writes `10 ms` too.
+# A capital unit (`2GB`) is an identifier already, and letters before digits (`E0123`,
+# `SA1019`, `arm64`) are one name.
+# (Opening with the digits, the pattern is searched for fast; the letter or digit a match may
+# follow is looked at after.)
+_QUANTITY = re.compile(r"(\d+)([a-z]{1,5})\b")
+# A word written as code on its own (`` `any` ``); in a longer span (`` `it was there` ``) a
+# function word is as often English as a keyword.
+_CODE_WORD = re.compile(r"`([A-Za-z]{2,})`")
+
+
+def forms(raw: str) -> tuple[str, ...]:
+    """Return the forms of the code-shaped words of a text as written, one per occurrence,
+    kind by kind: see `_forms`."""
+    return tuple(_forms(raw, raw.encode("utf-8", "ignore").translate(_SHAPES)))
+
+
+def _forms(raw: str, shapes: bytes) -> list[str]:
+    """Return the forms of a text's code-shaped words (`shapes`: its bytes through _SHAPES):
+    - a flag with its dash, glued to its value however written (`-Xfoo` and `-X foo` give
+      `-xfoo`), the bare flag when it stands alone (`-x`), and a glued value split off when
+      a capital or a digit shows where it starts (`-Xfoo` gives `-x` and `foo` too);
+    - an identifier with its trailing bang (`println!`) and operators (`?`, `++`, `::`);
+    - the number and the unit of a quantity (`10ms` gives `10` and `ms`);
+    - a function word written as code (`coded`: `` `any` `` gives `` `any` ``).
+    Values and units that are stopwords, function words or one character are left out."""
+    found: list[str] = []
+    if "-" in raw:
+        for match in _FLAG.finditer(raw):
+            letter, glued, apart = match.groups()
+            flag = "-" + letter.lower()
+            if not glued:
+                found.append(flag)
+                if apart and _is_word(apart.lower()):
+                    found.append(flag + apart.lower())
+                continue
+            found.append(flag + glued.lower())
+            if letter.isupper() or glued[0].isdigit():
+                found.append(flag)
+                if _is_word(glued.lower()):
+                    found.append(glued.lower())
+    if "!" in raw:
+        for match in _BANG.finditer(raw):
+            end = start = match.start()
+            while start and raw[start - 1] in _NAME_CHARS:
+                start -= 1
+            if not (start and raw[start - 1].isalnum()) and not raw[start].isdigit():
+                found.append(raw[start : end + 1])
+    if "?" in raw:
+        found.extend(_TRY.findall(raw))
+    found.extend(run for run in _SYMBOLS.findall(raw) if run in OPERATORS)
+    if b"0a" in shapes:
+        for match in _QUANTITY.finditer(raw):
+            start = match.start()
+            if start and (raw[start - 1].isalnum() or raw[start - 1] == "_"):
+                continue  # `v1beta`, `E0123`: a name
+            found.extend(part for part in match.groups() if _is_word(part))
+    if "`" in raw:
+        found.extend(
+            coded(w) for w in map(str.lower, _CODE_WORD.findall(raw)) if w in FUNCTION_WORDS
+        )
+    return found
+
+
+def _is_word(token: str) -> bool:
+    """Return whether a lower-case token may be a route term: two characters or more, and
+    neither a stopword nor a function word."""
+    return (
+        len(token) >= text.MIN_TOKEN_CHARS
+        and token not in text.STOPWORDS
+        and token not in FUNCTION_WORDS
+    )
+
+
+def coded(word: str) -> str:
+    """Return the stem of a function word written as code (`any` -> `` `any` ``): apart from
+    the word, which the index never holds, so that only an entry writing it as code does."""
+    return f"`{word}`"
 
 
 # An acronym's plural ("URLs", "APIs", "ADRs"): one word, whose "parts" (`UR`, `Ls`) are none.
@@ -335,7 +467,8 @@ _WORDS: dict[str, str] = {}
 def _classify(word: str) -> str:
     if len(_WORDS) >= MAX_CACHED_STEMS:
         _WORDS.clear()
-    if len(word) < text.MIN_TOKEN_CHARS or word in text.STOPWORDS:
+    # one character is too little for a word, but an operator (`?`) is a form whole
+    if (len(word) < text.MIN_TOKEN_CHARS and word.isalnum()) or word in text.STOPWORDS:
         found = _DROPPED
     elif word in FUNCTION_WORDS:
         found = ""
