@@ -6,14 +6,16 @@ settle them as a fresh load does."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
+from router import __version__
 from router.base.errors import RequestError
 from router.core import catalog, config, index, whynot
 from router.core.catalog import Catalog
-from router.runtime import request
+from router.runtime import request, snapshot
 from router.runtime.engine import Engine
 
 from conftest import kroute
@@ -295,3 +297,14 @@ def test_every_markdown_file_of_a_corpus_is_an_entry_a_page_or_skipped(
         and path not in named
     ]
     assert unread == []
+
+
+def test_a_snapshot_keeps_the_pages_of_a_skills_sections(skills: Path, tmp_path: Path) -> None:
+    settings = config.bare(skills)
+    path = tmp_path / "snapshot.pickle"
+    assert snapshot.save(Engine.load(settings), path, time.time_ns()) > 0
+    restored = snapshot.restore(settings, path, __version__)
+    assert restored is not None
+    pdf = restored.engine.index.get("pdf")
+    assert pdf is not None and pdf == Engine.load(settings).index.get("pdf")
+    assert "references/forms.md" in {s.page for s in pdf.body}

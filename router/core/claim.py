@@ -11,6 +11,7 @@ its entries (and the skill folders it lies in) name: see `affected`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -59,17 +60,19 @@ def settled(files: Mapping[str, FileResult]) -> Settled:
                 claims.setdefault(key(item), []).append(item)
     problems: list[Diagnostic] = []
     groups: dict[str, tuple[Entry, ...]] = {}
-    for name in sorted(claims):
-        held, lost = ids(claims[name])
+    for name, claimed in claims.items():
+        if len(claimed) == 1:  # most keys: nothing to settle
+            groups[name] = (claimed[0],)
+            continue
+        groups[name], lost = ids(claimed)
         problems.extend(lost)
-        groups[name] = held
-    for name, held in groups.items():
-        if any(_is_skill(e.path) and _folder(e.path) in pages for e in held):
+    for folder, found in pages.items():
+        skill = f"{folder}/{SKILL_FILE}" if folder else SKILL_FILE
+        for name in {key(e) for e in files[skill].entries}:
             changed = []
-            for item in held:
-                folder = _folder(item.path)
-                if _is_skill(item.path) and folder in pages:
-                    item, left = folded(item, folder, (files[p] for p in pages[folder]))
+            for item in groups[name]:
+                if item.path == skill:
+                    item, left = folded(item, folder, (files[p] for p in found))
                     problems.extend(left)
                 changed.append(item)
             groups[name] = tuple(changed)
@@ -80,7 +83,7 @@ def settled(files: Mapping[str, FileResult]) -> Settled:
         tuple(problems),
         groups,
         owners,
-        {folder: tuple(sorted(found)) for folder, found in pages.items()},
+        {folder: tuple(found) for folder, found in pages.items()},
     )
 
 
@@ -117,9 +120,11 @@ def ids(claims: Iterable[Entry]) -> tuple[tuple[Entry, ...], tuple[Diagnostic, .
         held[stems[0].id] = stems[0]
     else:
         bases = [_base(item) for item in stems]
+        ends: dict[tuple[str, ...], int] = Counter(
+            base[-size:] for base in bases for size in range(2, len(base) + 1)
+        )
         for item, base in zip(stems, bases, strict=True):
-            others = [b for b in bases if b is not base]
-            ident = _qualified(item, base, others, held)
+            ident = _qualified(item, base, ends, held)
             held[ident] = replace(item, id=ident)
     for name, merging in rules.items():
         skill = held.get(name)
@@ -233,14 +238,17 @@ def _base(item: Entry) -> tuple[str, ...]:
 
 
 def _qualified(
-    item: Entry, base: tuple[str, ...], others: list[tuple[str, ...]], held: Mapping[str, Entry]
+    item: Entry,
+    base: tuple[str, ...],
+    ends: Mapping[tuple[str, ...], int],
+    held: Mapping[str, Entry],
 ) -> str:
-    """Return the shortest end of `base` (two parts or more) that no other base ends with
-    and no entry holds, else the entry's path."""
+    """Return the shortest end of `base` (two parts or more) that no other base of its key
+    ends with (`ends` counts them) and no entry holds, else the entry's path."""
     for size in range(2, len(base) + 1):
         end = base[-size:]
         ident = "/".join(end)
-        if ident not in held and not any(other[-size:] == end for other in others):
+        if ends[end] == 1 and ident not in held:
             return ident
     return item.path
 
