@@ -174,6 +174,7 @@ def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> 
             {
                 "entries": len(cat.entries),
                 "kinds": kinds,
+                "pages": cat.pages,
                 "errors": len(cat.errors),
                 "warnings": len(cat.diagnostics) - len(cat.errors),
                 "diagnostics": [d.as_dict() for d in cat.diagnostics],
@@ -186,8 +187,9 @@ def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> 
             click.echo(f"{where}: {d.severity}: {d.problem}")
         by_kind = ", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none"
         warnings = len(cat.diagnostics) - len(cat.errors)
+        pages = f"; {_count(cat.pages, 'page')} read into their skill" if cat.pages else ""
         click.echo(
-            f"{_count(len(cat.entries), 'entry', 'entries')} ({by_kind}); "
+            f"{_count(len(cat.entries), 'entry', 'entries')} ({by_kind}){pages}; "
             f"{_count(len(cat.errors), 'error')}, {_count(warnings, 'warning')}"
         )
     if cat.errors:

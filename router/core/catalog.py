@@ -18,7 +18,7 @@ from pathlib import Path
 
 import orjson
 
-from router.core import diagnostic, document, entry, limit, pattern, schema, trigger, walk
+from router.core import claim, diagnostic, document, entry, limit, pattern, schema, trigger, walk
 from router.core.config import Config
 from router.core.diagnostic import ERROR, WARNING, Diagnostic, FileResult, result
 from router.core.entry import Entry
@@ -54,34 +54,27 @@ class Catalog:
         return f"{self.mix:016x}"
 
     @cached_property
+    def settled(self) -> claim.Settled:
+        """Return the entries with ids settled and skill folders folded (`claim.settled`)."""
+        return claim.settled(self.files)
+
+    @property
     def resolved(self) -> tuple[tuple[Entry, ...], tuple[Diagnostic, ...]]:
-        """Return (entries, duplicate-id diagnostics): the first entry of an id by path order
-        wins; the others are reported. A skill-rules.json rule is not a duplicate of the
-        skill it names: its triggers join that skill's entry (`entry.merged`)."""
-        problems: list[Diagnostic] = []
-        declared: dict[str, list[Entry]] = {}
-        for path in sorted(self.files):
-            for item in self.files[path].entries:
-                same = declared.setdefault(item.id, [])
-                first = next((e for e in same if not entry.is_trigger(e)), None)
-                if first is not None and not entry.is_trigger(item):
-                    problems.append(
-                        Diagnostic(
-                            path,
-                            f"id `{item.id}` is already used by {first.path}; "
-                            "this entry is skipped (give it a unique id)",
-                        )
-                    )
-                    continue
-                same.append(item)
-        # path order, a merged skill where its own file stands
-        entries = sorted((entry.merged(items) for items in declared.values()), key=_file)
-        return tuple(entries), tuple(problems)
+        """Return (entries, diagnostics of ids that repeat and pages left out of a skill).
+        A stem id that collides is qualified by its path; an author's id that repeats is
+        kept by the first entry by path order; a skill-rules.json rule is not a duplicate
+        of the skill it names: its triggers join that skill's entry (`claim.ids`)."""
+        return self.settled.entries, self.settled.problems
 
     @property
     def entries(self) -> tuple[Entry, ...]:
         """Return the entries in path order, ids unique."""
-        return self.resolved[0]
+        return self.settled.entries
+
+    @property
+    def pages(self) -> int:
+        """Return how many Markdown pages are read as body sections of their skill's entry."""
+        return len(self.settled.owners)
 
     @cached_property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
@@ -101,10 +94,6 @@ class Catalog:
     def stale(self) -> tuple[str, ...]:
         """Return the ids of entries served from a broken file's last good version."""
         return tuple(e.id for path in sorted(self.stale_files) for e in self.files[path].entries)
-
-
-def _file(item: Entry) -> str:
-    return item.file
 
 
 def load(config: Config) -> Catalog:
@@ -156,7 +145,11 @@ def refresh(
         problems = tuple(
             d for d in previous.walk if d.path == "." or (config.root / d.path).is_symlink()
         )
-    return Catalog(files, problems, mix, frozenset(stale))
+    out = Catalog(files, problems, mix, frozenset(stale))
+    # Settled here, where the daemon reads the files outside its lock, so that the swap
+    # under the lock does not pay for it.
+    _ = out.settled
+    return out
 
 
 def changed_since(

@@ -56,6 +56,16 @@ class Section:
 
     heading: str
     text: str
+    # the page it was read from, relative to the entry's folder, when that is not the entry's
+    # own file (a page of a skill folder); "" for the entry's own
+    page: str = ""
+
+    @property
+    def label(self) -> str:
+        """Return how evidence names the section: its heading ("text" before the first),
+        after the page it was read from when that is not the entry's own file."""
+        heading = self.heading or "text"
+        return f"{self.page}: {heading}" if self.page else heading
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +96,9 @@ class Entry:
     body: Sequence[Section] = ()
     keywords: tuple[str, ...] = ()  # trigger phrases (skill-rules.json): structured tier
     intent_patterns: tuple[str, ...] = ()  # trigger regexes (skill-rules.json)
+    # the stem (file name, or a skill's folder) the id was taken from when no author wrote
+    # one; "" for an id an author wrote. Stem ids that collide are qualified by their path.
+    stem: str = ""
 
     @property
     def unwarranted(self) -> bool:
@@ -123,6 +136,7 @@ def from_plain(
     stem = PurePosixPath(path).name.split(".", 1)[0]
     return Entry(
         id=stem,
+        stem=stem,
         kind=kind,
         path=path,
         file=path,

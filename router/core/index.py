@@ -153,7 +153,7 @@ def body_fields(item: Entry) -> tuple[Field, ...]:
         normal = text.normalize(section.text)
         if normal:
             tokens = text.tokens_of_normal(normal)
-            out.append(Field(BODY, "body", normal, tokens, None, section.heading or "text"))
+            out.append(Field(BODY, "body", normal, tokens, None, section.label))
     return tuple(out)
 
 
@@ -189,6 +189,8 @@ class Index:
         self._slots: dict[int, Indexed] = {}
         self._by_id: dict[str, int] = {}
         self._by_path: dict[str, str] = {}  # file path -> id, for relations written as links
+        # a stem -> the ids qualified by their paths that were taken from it (stems collide)
+        self._by_stem: dict[str, set[str]] = {}
         self._postings: dict[str, Posting] = {}
         self._df: dict[str, int] = {}
         self._next = 0
@@ -266,9 +268,22 @@ class Index:
         return self._by_id[entry_id]
 
     def get(self, entry_id: str) -> Entry | None:
-        """Return the entry with this id, or None."""
+        """Return the entry with this id, or the one entry whose id was qualified from this
+        stem; None when there is none, or several (see `named`)."""
         slot = self._by_id.get(entry_id)
+        if slot is None:
+            qualified = self._by_stem.get(entry_id, ())
+            slot = self._by_id[next(iter(qualified))] if len(qualified) == 1 else None
         return None if slot is None else self._slots[slot].entry
+
+    def named(self, entry_id: str) -> tuple[Entry, ...]:
+        """Return the entry with this id; else those whose ids were qualified from this stem,
+        by id; else none."""
+        slot = self._by_id.get(entry_id)
+        if slot is not None:
+            return (self._slots[slot].entry,)
+        ids = sorted(self._by_stem.get(entry_id, ()))
+        return tuple(self._slots[self._by_id[i]].entry for i in ids)
 
     def governing(self, path: str, languages: bool = True) -> list[Entry]:
         """Return the entries whose governs targets cover the repository-relative `path`, in
@@ -335,6 +350,8 @@ class Index:
         self._slots[slot] = Indexed(item, fields)
         self._by_id[item.id] = slot
         self._by_path.setdefault(pattern.clean(item.path), item.id)
+        if item.stem and item.id != item.stem:
+            self._by_stem.setdefault(item.stem, set()).add(item.id)
         tiers, exact = words_of(item, fields)
         batch.hold(slot, weight.frequencies(tiers), exact)
         for target in item.governs:
@@ -356,6 +373,11 @@ class Index:
         item = indexed.entry
         if self._by_path.get(pattern.clean(item.path)) == entry_id:
             del self._by_path[pattern.clean(item.path)]
+        qualified = self._by_stem.get(item.stem)
+        if qualified is not None:
+            qualified.discard(entry_id)
+            if not qualified:
+                del self._by_stem[item.stem]
         self._except.pop(slot, None)
         self.triggered.discard(slot)
         for target in item.governs:

@@ -139,7 +139,7 @@ def _capped_body(body: Sequence[Section], cuts: list[str]) -> tuple[Section, ...
         size = len(section.heading) + len(section.text)
         if size > room:
             if room > len(section.heading):
-                kept.append(Section(section.heading, section.text[: room - len(section.heading)]))
+                kept.append(replace(section, text=section.text[: room - len(section.heading)]))
             break
         kept.append(section)
         room -= size

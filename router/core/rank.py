@@ -229,7 +229,7 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
             }
             reached = {stem(x) for x in held} & todo.keys()
             if reached:
-                fields.append(Field(BODY, "body", normal, (), None, section.heading or "text"))
+                fields.append(Field(BODY, "body", normal, (), None, section.label))
                 stems_of.append(reached)
                 only_parts.append(set())
                 for s in reached:

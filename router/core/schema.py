@@ -223,7 +223,7 @@ def from_front_matter(
     stem = name.removesuffix(".md") if fmt == "instruction" else name.split(".", 1)[0]
     if fmt == "skill":
         stem = PurePosixPath(path).parent.name or stem
-    ident = _first(meta, ("id", "slug", "name"))[1] or stem
+    authored = _first(meta, ("id", "slug", "name"))[1]
     kind = _first(meta, ("kind", "doc_type"))[1] or shelf_kind or _DEFAULT_KIND[fmt]
     provenance = _mapping(meta.get("provenance"), "provenance")
     warrant = _scalar(meta.get("warrant", provenance.get("warrant")), "warrant")
@@ -251,7 +251,8 @@ def from_front_matter(
         governs += _targets(meta.get("applyTo"), "applyTo", split_commas=True)
 
     return Entry(
-        id=ident,
+        id=authored or stem,
+        stem="" if authored else stem,
         kind=kind,
         path=path,
         file=path,

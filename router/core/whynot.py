@@ -85,11 +85,17 @@ class WhyNot:
 
 
 def find(index: Index, reference: str) -> Entry:
-    """Return the entry an id or a repository-relative path names. Raises UnknownEntry when
-    none does, RequestError when the path holds several entries (a JSON catalog's rows)."""
-    found = index.get(reference)
-    if found is not None:
-        return found
+    """Return the entry an id, the stem of a qualified id, or a repository-relative path
+    names. Raises UnknownEntry when none does, RequestError when a stem was qualified for
+    several entries or the path holds several (a JSON catalog's rows)."""
+    named = index.named(reference)
+    if len(named) == 1:
+        return named[0]
+    if named:
+        ids = ", ".join(f"`{e.id}`" for e in named)
+        raise RequestError(
+            f"`{reference}` is the stem of {len(named)} entries ({ids})", "Name one by its id"
+        )
     clean = reference.removeprefix("./")
     at_path = [e for e in index.entries() if e.path == clean or e.file == clean]
     if len(at_path) == 1:

@@ -6,7 +6,6 @@ It reads files only through `catalog`; clock and environment come from its calle
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.core import catalog, cutoff, entry, fusion, pattern, render, score, text, whynot
+from router.core import catalog, claim, cutoff, fusion, pattern, render, score, text, whynot
 from router.core import route as routing
 from router.core.catalog import Catalog
 from router.core.config import Config
@@ -38,7 +37,6 @@ class Engine:
         self.catalog = cat
         self.version = version
         self.index = Index(cat.entries) if index is None else index
-        self._owners = _owners(cat)
         # task -> its neighbours by meaning, best first; set once entry vectors are ready
         # (the meaning extra), None until then and without it
         self.nearby: Callable[[str, int], tuple[fusion.Neighbour, ...]] | None = None
@@ -222,49 +220,30 @@ class Engine:
     def update(self, changed: Iterable[str], fresh: Catalog | None = None) -> None:
         """Re-read the changed files (repository-relative) and bring the index in line.
 
-        Only the ids the changed files held or hold are touched: each goes to the file that
-        comes first by path among those declaring it (as a fresh load would decide). The
+        Only the entries of the keys the changed files touch (`claim.affected`: their ids,
+        the skills they are pages of) are replaced, as a fresh load would settle them. The
         caller keeps routes out while this runs. A caller that has already read the files,
-        outside its lock, passes `fresh` (`catalog.refresh(config, self.catalog, changed)`),
-        so only the swap runs under it."""
+        outside its lock, passes `fresh` (`catalog.refresh(config, self.catalog, changed)`,
+        its `settled` read there too), so only the swap runs under it."""
         changed = {pattern.clean(p) for p in changed}
         before = self.catalog
         self.catalog = fresh if fresh is not None else catalog.refresh(self.config, before, changed)
-        affected: set[str] = set()
-        for path in changed:
-            old, new = before.files.get(path), self.catalog.files.get(path)
-            for item in old.entries if old else ():
-                self._owners[item.id].remove(path)
-                affected.add(item.id)
-            for item in new.entries if new else ():
-                bisect.insort(self._owners.setdefault(item.id, []), path)
-                affected.add(item.id)
-        for entry_id in sorted(affected):
-            holders = self._owners.get(entry_id)
-            if not holders:
-                self._owners.pop(entry_id, None)
-                self.index.remove(entry_id)
-                continue
-            winner = entry.merged(
-                e for path in holders for e in self.catalog.files[path].entries if e.id == entry_id
-            )
-            if self.index.get(entry_id) != winner:
-                self.index.add(winner)
+        was, now = before.settled, self.catalog.settled
+        keys = claim.affected(before.files, was, self.catalog.files, now, changed)
+        held = [e for name in sorted(keys) for e in now.groups.get(name, ())]
+        kept = {e.id for e in held}
+        for name in keys:
+            for item in was.groups.get(name, ()):
+                if item.id not in kept:
+                    self.index.remove(item.id)
+        for item in held:
+            if self.index.get(item.id) != item:
+                self.index.add(item)
 
     def reload(self) -> None:
         """Re-read the whole catalog and rebuild the index."""
         self.catalog = catalog.load(self.config)
         self.index = Index(self.catalog.entries)
-        self._owners = _owners(self.catalog)
-
-
-def _owners(cat: Catalog) -> dict[str, list[str]]:
-    """Return, per id, the sorted paths of the files declaring it (one per entry)."""
-    owners: dict[str, list[str]] = {}
-    for path in sorted(cat.files):
-        for item in cat.files[path].entries:
-            owners.setdefault(item.id, []).append(path)
-    return owners
 
 
 def strategy_defaults(config: Config) -> dict[str, intent.StrategyDefaults]:

@@ -44,7 +44,7 @@ from router.core.posting import Posting
 from router.runtime import census
 from router.runtime.engine import Engine
 
-FORMAT = 2  # bump when the pickled classes change shape in a way pickle cannot follow
+FORMAT = 3  # bump when the pickled classes change shape in a way pickle cannot follow
 MAGIC = "kroute-snapshot"
 # A file modified within this long before the reads began may have been modified in the same
 # clock tick as it was read (its stamp unchanged): it is read again. Generous beside the
@@ -104,7 +104,7 @@ class MappedBody(Sequence[Section]):
         self._count = count
 
     def _sections(self) -> tuple[Section, ...]:
-        return tuple(Section(heading, text) for heading, text in marshal.loads(self._view))
+        return tuple(Section(*fields) for fields in marshal.loads(self._view))
 
     def __getitem__(self, at: Any) -> Any:
         return self._sections()[at]
@@ -170,7 +170,7 @@ def _write_region(
         if isinstance(entry.body, MappedBody):
             raw: Any = entry.body._view
         else:
-            raw = marshal.dumps(tuple((s.heading, s.text) for s in entry.body))
+            raw = marshal.dumps(tuple((s.heading, s.text, s.page) for s in entry.body))
         out.write(raw)
         bodies[id(entry)] = _BodyAt(at, len(raw), len(entry.body))
         at += len(raw)
