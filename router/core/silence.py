@@ -1,10 +1,11 @@
 """Silence for the route as a whole (DESIGN 5.1, 6 step 10): does the catalog cover the task?
 
-A wrong pointer costs more than a missing one, so a route speaks only when one of its best
-candidates holds enough of what is specific in the task: the task's own words (not those
-of a path it names, nor the actions every request carries), each counted by how much of
-the catalog it rules out and by how strong a field it reached. Specificity comes from the
-catalog itself, not from a word list of English: what is rare here is what routes here.
+A route speaks when one of its best candidates holds a word of the task's subject: the task's
+own words, not those of a path it names, nor the actions every request carries. A request
+for something no entry names needs more: the words it shares with the catalog must add up,
+each counted by how much of the catalog it rules out and by how strong a field it reached.
+Specificity comes from the catalog itself, not from a word list of English: what is rare
+here is what routes here.
 """
 
 from __future__ import annotations
@@ -19,14 +20,6 @@ LOOK = 3  # the candidates whose evidence decides: the top of what the agent wou
 # open_first, notes, body): a title or summary says what a document is about; a body
 # mention says less.
 FIELD_STRENGTH = (1.0, 1.0, 0.6, 0.6, 0.35)
-# The least evidence a route speaks on, in units of the idf of a term one entry holds: half of
-# one such term in a title, or a rarer one and a half in a body. A catalog whose documents
-# share one domain's words (a vendor's skills, a product's manuals) holds a task's words at
-# low idf, and a higher floor silences the tasks it answers.
-EVIDENCE_FLOOR = 0.5
-# A task with this few specific words is too short to judge by coverage: it speaks when
-# anything reaches it (a terse "why Rust over Go?").
-FEW_WORDS = 2
 # When a request asks to make or change something no entry names ("an Alexa skill", "AWS
 # WAF": `imperative.asked`), the words it shares with an entry are incidental unless they
 # add up: the least evidence it speaks on is two terms one entry holds, in a title.
@@ -63,7 +56,8 @@ def lacking(
     asked: Sequence[Sequence[rank.Weighted]] = (),
 ) -> tuple[str, ...] | None:
     """Return None when the route speaks, else the task words no entry holds (possibly
-    none: the catalog holds the task's words, but no entry holds enough of them).
+    none: the catalog holds the task's words, but its best entries hold none of them, or
+    too little beside a thing no entry names).
 
     When the task names a governed path (`anchored`), its path words have done their work:
     only the task's own words can add ranked pointers to the anchored ones. `asked` holds,
@@ -97,11 +91,11 @@ def lacking(
         # nothing but actions and path words: a path word must reach something
         path_words = [] if anchored else [w for w in weighted if w.term.weak]
         return None if any(w.df > 0 for w in path_words) else missing
-    if len(specific) <= FEW_WORDS:
-        held = any(rank.holds(index, s, w.term.stem) for s in top[:LOOK] for w in specific)
-        return None if held else missing
-    best = max(evidence(index, r, specific) for r in reaches())
-    return None if best >= EVIDENCE_FLOOR else missing
+    # A catalog whose documents share one domain's words (a vendor's skills, a product's
+    # manuals) holds the tasks it answers at low idf, where any floor on their sum silences
+    # them: a best candidate holding a word of the subject is enough.
+    held = any(rank.holds(index, s, w.term.stem) for s in top[:LOOK] for w in specific)
+    return None if held else missing
 
 
 def _action(w: rank.Weighted) -> bool:
