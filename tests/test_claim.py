@@ -6,10 +6,13 @@ settle them as a fresh load does."""
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from router import __version__
 from router.base.errors import RequestError
@@ -308,3 +311,49 @@ def test_a_snapshot_keeps_the_pages_of_a_skills_sections(skills: Path, tmp_path:
     pdf = restored.engine.index.get("pdf")
     assert pdf is not None and pdf == Engine.load(settings).index.get("pdf")
     assert "references/forms.md" in {s.page for s in pdf.body}
+
+
+# --- an update settles what a fresh load settles ------------------------------------------
+
+FOLDERS = ("docs", "docs/a", "skills/pdf", "skills/pdf/references", "skills/pdf/inner", "tools")
+STEMS = ("intro", "README", "setup")
+OPS = st.tuples(
+    st.sampled_from(("write", "delete", "skill", "unskill", "unnamed")),
+    st.sampled_from(FOLDERS),
+    st.sampled_from(STEMS),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(OPS, min_size=1, max_size=10))
+def test_a_refresh_settles_ids_and_skill_folders_as_a_fresh_load(
+    ops: list[tuple[str, str, str]],
+) -> None:
+    # colliding stems, skill folders appearing and going (and nested), pages coming and
+    # going: each refresh of one changed file, from the previous settlement, equals a load
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        cat = load(root)
+        for number, (op, folder, stem) in enumerate(ops):
+            relpath = (
+                f"{folder}/SKILL.md"
+                if op in ("skill", "unskill", "unnamed")
+                else f"{folder}/{stem}.md"
+            )
+            target = root / relpath
+            if op in ("delete", "unskill"):
+                target.unlink(missing_ok=True)
+            elif op == "write":
+                write(root, relpath, page(f"{stem} {number}", f"text {number} of {folder}"))
+            else:
+                # a SKILL.md without a name takes its folder's, one without front matter none
+                text = skill(None, f"skill {number}") if op == "skill" else page("no front")
+                write(root, relpath, text)
+            cfg = config.bare(root)
+            cat = catalog.refresh(cfg, cat, [relpath])
+            fresh = load(root)
+            assert cat.settled.entries == fresh.settled.entries
+            assert sorted(cat.settled.problems, key=repr) == sorted(
+                fresh.settled.problems, key=repr
+            )
+            assert cat.pages == fresh.pages

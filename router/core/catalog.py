@@ -117,7 +117,8 @@ def refresh(
     files = dict(previous.files)
     mix = previous.mix
     stale = set(previous.stale_files)
-    for relpath in {pattern.clean(p) for p in changed}:
+    touched = {pattern.clean(p) for p in changed}
+    for relpath in touched:
         old = files.pop(relpath, None)
         stale.discard(relpath)
         if old is not None:
@@ -147,8 +148,9 @@ def refresh(
         )
     out = Catalog(files, problems, mix, frozenset(stale))
     # Settled here, where the daemon reads the files outside its lock, so that the swap
-    # under the lock does not pay for it.
-    _ = out.settled
+    # under the lock does not pay for it; from the previous settlement, so that an edit
+    # costs the keys it touches, not the catalog.
+    out.__dict__["settled"] = claim.resettled(previous.settled, previous.files, files, touched)
     return out
 
 

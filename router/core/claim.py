@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import PurePosixPath
 
 from router.core import entry, walk
@@ -27,15 +28,27 @@ SKILL_FILE = "SKILL.md"
 MAX_FOLDED_CHARS = 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Settled:
-    """The entries of a catalog's files once ids and skill folders are settled."""
+    """The entries of a catalog's files once ids and skill folders are settled, by key: what
+    an update needs to settle again only the keys a change touches (`resettled`)."""
 
-    entries: tuple[Entry, ...]  # path order, ids unique
-    problems: tuple[Diagnostic, ...]  # ids that repeat, pages left out of a skill
     groups: Mapping[str, tuple[Entry, ...]]  # key -> the entries that hold an id under it
     owners: Mapping[str, str]  # a skill folder's page -> that folder
     pages: Mapping[str, tuple[str, ...]]  # a skill folder -> its pages, path order
+    skills: frozenset[str]  # the folders whose SKILL.md gives an entry
+    claimants: Mapping[str, tuple[str, ...]]  # key -> the files (not pages) claiming it
+    troubles: Mapping[str, tuple[Diagnostic, ...]]  # key -> its ids lost, pages left out
+
+    @cached_property
+    def entries(self) -> tuple[Entry, ...]:
+        """Return every entry, path order, ids unique."""
+        return tuple(sorted((e for held in self.groups.values() for e in held), key=_place))
+
+    @cached_property
+    def problems(self) -> tuple[Diagnostic, ...]:
+        """Return the diagnostics of ids that repeat and pages left out of a skill."""
+        return tuple(sorted((d for ds in self.troubles.values() for d in ds), key=_path))
 
 
 def key(item: Entry) -> str:
@@ -49,42 +62,117 @@ def settled(files: Mapping[str, FileResult]) -> Settled:
     """Return the entries of per-file results with their ids settled (`ids`) and each skill
     folder's pages folded into its skill's entry (`folded`)."""
     paths = sorted(files)
-    owners = _owners(files, paths)
+    skills = frozenset(_folder(p) for p in paths if _is_skill(p) and files[p].entries)
+    owners = _owners(files, paths, skills)
     pages: dict[str, list[str]] = {}
     for page, folder in owners.items():
         pages.setdefault(folder, []).append(page)
-    claims: dict[str, list[Entry]] = {}
+    claimants: dict[str, list[str]] = {}
     for path in paths:
         if path not in owners:
-            for item in files[path].entries:
-                claims.setdefault(key(item), []).append(item)
-    problems: list[Diagnostic] = []
-    groups: dict[str, tuple[Entry, ...]] = {}
-    for name, claimed in claims.items():
-        if len(claimed) == 1:  # most keys: nothing to settle
-            groups[name] = (claimed[0],)
-            continue
-        groups[name], lost = ids(claimed)
-        problems.extend(lost)
-    for folder, found in pages.items():
-        skill = f"{folder}/{SKILL_FILE}" if folder else SKILL_FILE
-        for name in {key(e) for e in files[skill].entries}:
-            changed = []
-            for item in groups[name]:
-                if item.path == skill:
-                    item, left = folded(item, folder, (files[p] for p in found))
-                    problems.extend(left)
-                changed.append(item)
-            groups[name] = tuple(changed)
-    entries = sorted((e for held in groups.values() for e in held), key=_place)
-    problems.sort(key=lambda d: d.path)
-    return Settled(
-        tuple(entries),
-        tuple(problems),
-        groups,
+            for name in dict.fromkeys(key(item) for item in files[path].entries):
+                claimants.setdefault(name, []).append(path)
+    held = {name: tuple(found) for name, found in claimants.items()}
+    return _settle(
+        files,
+        {},
+        {},
         owners,
         {folder: tuple(found) for folder, found in pages.items()},
+        skills,
+        held,
+        held,
     )
+
+
+def resettled(
+    was: Settled,
+    before: Mapping[str, FileResult],
+    after: Mapping[str, FileResult],
+    changed: Iterable[str],
+) -> Settled:
+    """Return the settlement of the files `after`, from `was` (that of the files `before`)
+    and the paths that `changed`; it equals `settled(after)`, but only the keys the change
+    touches (`affected`) are settled again. A SKILL.md that starts or stops giving an entry
+    moves the pages below it: the whole catalog is settled again."""
+    changed = set(changed)
+    if any(_is_skill(p) and _gives(before, p) != _gives(after, p) for p in changed):
+        return settled(after)
+    owners = dict(was.owners)
+    folders: set[str] = set()
+    for path in changed:
+        if path in owners:
+            folders.add(owners.pop(path))
+        folder = _owner(after, path, was.skills)
+        if folder is not None:
+            owners[path] = folder
+            folders.add(folder)
+    pages = dict(was.pages)
+    for folder in folders:
+        found = sorted(p for p, f in owners.items() if f == folder)
+        if found:
+            pages[folder] = tuple(found)
+        else:
+            pages.pop(folder, None)
+    # the claimants of every key a changed file's entries held or hold, with that file
+    # taken out or put in (in path order)
+    claimants = dict(was.claimants)
+    for files, keep in ((before, False), (after, True)):
+        for path in sorted(changed):
+            if path not in files or (keep and path in owners) or (not keep and path in was.owners):
+                continue
+            for name in dict.fromkeys(key(item) for item in files[path].entries):
+                held = [p for p in claimants.get(name, ()) if p != path]
+                if keep:
+                    held = sorted([*held, path])
+                claimants[name] = tuple(held)
+    partial = Settled(was.groups, owners, pages, was.skills, claimants, was.troubles)
+    keys = affected(before, was, after, partial, changed)
+    for name in [n for n in keys if not claimants.get(n)]:
+        claimants.pop(name, None)
+    return _settle(
+        after,
+        dict(was.groups),
+        dict(was.troubles),
+        owners,
+        pages,
+        was.skills,
+        claimants,
+        {name: claimants.get(name, ()) for name in keys},
+    )
+
+
+def _settle(
+    files: Mapping[str, FileResult],
+    groups: dict[str, tuple[Entry, ...]],
+    troubles: dict[str, tuple[Diagnostic, ...]],
+    owners: Mapping[str, str],
+    pages: Mapping[str, tuple[str, ...]],
+    skills: frozenset[str],
+    claimants: Mapping[str, tuple[str, ...]],
+    todo: Mapping[str, Iterable[str]],
+) -> Settled:
+    """Return the settlement with each key of `todo` (key -> its claimants, path order)
+    settled again into `groups` and `troubles` (both updated in place)."""
+    for name, paths in todo.items():
+        claimed = [item for path in paths for item in files[path].entries if key(item) == name]
+        groups.pop(name, None)
+        troubles.pop(name, None)
+        if not claimed:
+            continue
+        held, lost = ids(claimed) if len(claimed) > 1 else ((claimed[0],), ())
+        notes = list(lost)
+        out = []
+        for item in held:
+            folder = _folder(item.path)
+            if _is_skill(item.path) and folder in pages:
+                item, left = folded(item, folder, (files[p] for p in pages[folder]))
+                notes.extend(left)
+            out.append(item)
+        groups[name] = tuple(out)
+        if notes:
+            troubles[name] = tuple(notes)
+    return Settled(groups, owners, pages, skills, claimants, troubles)
 
 
 def ids(claims: Iterable[Entry]) -> tuple[tuple[Entry, ...], tuple[Diagnostic, ...]]:
@@ -197,22 +285,33 @@ def _keys_of(files: Mapping[str, FileResult], side: Settled, path: str) -> set[s
     return found
 
 
-def _owners(files: Mapping[str, FileResult], paths: list[str]) -> dict[str, str]:
+def _owners(
+    files: Mapping[str, FileResult], paths: list[str], skills: frozenset[str]
+) -> dict[str, str]:
     """Return, for each Markdown page inside a skill folder, the deepest such folder above
     it. A skill folder is one whose SKILL.md gives an entry; a nested one is its own."""
-    skills = {_folder(p) for p in paths if _is_skill(p) and files[p].entries}
     owners: dict[str, str] = {}
     if not skills:
         return owners
     for path in paths:
-        if walk.format_of(path) != "markdown" or not files[path].entries:
-            continue
-        folder = _folder(path)
-        while folder not in skills and folder:
-            folder = _folder(folder)
-        if folder in skills:
+        folder = _owner(files, path, skills)
+        if folder is not None:
             owners[path] = folder
     return owners
+
+
+def _owner(files: Mapping[str, FileResult], path: str, skills: frozenset[str]) -> str | None:
+    """Return the skill folder a file is a page of, None when it is none's."""
+    if path not in files or walk.format_of(path) != "markdown" or not files[path].entries:
+        return None
+    folder = _folder(path)
+    while folder not in skills and folder:
+        folder = _folder(folder)
+    return folder if folder in skills else None
+
+
+def _gives(files: Mapping[str, FileResult], path: str) -> bool:
+    return path in files and bool(files[path].entries)
 
 
 def _page_sections(item: Entry, page: str) -> tuple[Section, ...]:
@@ -263,3 +362,7 @@ def _folder(path: str) -> str:
 
 def _place(item: Entry) -> str:
     return item.file
+
+
+def _path(problem: Diagnostic) -> str:
+    return problem.path

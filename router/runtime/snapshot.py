@@ -44,7 +44,7 @@ from router.core.posting import Posting
 from router.runtime import census
 from router.runtime.engine import Engine
 
-FORMAT = 3  # bump when the pickled classes change shape in a way pickle cannot follow
+FORMAT = 4  # bump when the pickled classes change shape in a way pickle cannot follow
 MAGIC = "kroute-snapshot"
 # A file modified within this long before the reads began may have been modified in the same
 # clock tick as it was read (its stamp unchanged): it is read again. Generous beside the
