@@ -34,7 +34,7 @@ it says so and carries on without them.
     python scripts/bench.py [--sizes 1000,10000,100000] [--queries 300] [--no-bodies]
         [--lengths 10,100,1000,5000] [--length-queries 100] [--workdir DIR] [--fresh]
         [--hooks] [--anchors] [--json]
-    python scripts/bench.py --first-prompt [--first-prompt-runs 3] [--sizes 1000,5000]
+    python scripts/bench.py --first-prompt [--first-prompt-runs 3] [--turn 5] [--sizes 1000,5000]
 """
 
 from __future__ import annotations
@@ -1511,7 +1511,7 @@ def first_prompt(args: argparse.Namespace) -> None:
     workdir = (args.keep or args.workdir).resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     sizes = int_list(args.sizes) if args.sizes != DEFAULT_SIZES else FIRST_PROMPT_SIZES
-    print(firstprompt.bench(workdir, shared / "corpora", sizes, args.first_prompt_runs))
+    print(firstprompt.bench(workdir, shared / "corpora", sizes, args.first_prompt_runs, args.turn))
 
 
 def main() -> None:
@@ -1566,6 +1566,13 @@ def main() -> None:
         "processes (scripts/firstprompt.py).",
     )
     parser.add_argument("--first-prompt-runs", type=int, default=3, help="Runs per size.")
+    parser.add_argument(
+        "--turn",
+        type=float,
+        default=5.0,
+        help="With --first-prompt: seconds between the first prompt and the second (the "
+        "agent's answer; default %(default)s).",
+    )
     args = parser.parse_args()
     if args.first_prompt:
         first_prompt(args)

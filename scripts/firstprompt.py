@@ -3,8 +3,9 @@ repository holding 1,000 or 5,000 real documents (the shared corpora's Markdown 
 replicated), no daemon and no snapshot, two busy processes loading both cores. Each run
 installs the hooks as `kroute install claude --local` writes them and runs them as Claude Code
 does (its 5 s timeout kills a hook, whose output is then lost): SessionStart, then the first
-prompt, then the second, each as soon as the one before returned (no typing time: the worst
-case), or with --no-session-start the prompts alone. It reports, per hook, whether it printed
+prompt as soon as it returned (no typing time: the worst case), then the second once the
+agent has answered the first (`turn` seconds later, the least an agent's answer takes); and
+the two prompts alone, without SessionStart. It reports, per hook, whether it printed
 pointers and how long it took, and whether a daemon process lives once the first hook has
 returned. Figures, not assertions.
 """
@@ -32,6 +33,7 @@ PROMPTS = (
     "how do I set up a compose file with networks and volumes for a web service",
     "write a decision record about which message queue we pick and why",
 )
+TURN = 5.0  # seconds between the first prompt's hook and the second: the agent's answer
 LEFT_OUT = {"README.md", "LICENSE.md", "SOURCE.md"}  # the corpora's own notes, not documents
 
 
@@ -118,7 +120,7 @@ def daemon_lives(target: client.Target) -> bool:
     return target.places.runtime.is_dir() and bool(launcher.starting(target))
 
 
-def one_run(repo: Path, session_start: bool) -> dict[str, Any]:
+def one_run(repo: Path, session_start: bool, turn: float) -> dict[str, Any]:
     """Return the figures of one run on a fresh clone of `repo` (fresh state, no daemon)."""
     scratch = Path(tempfile.mkdtemp(prefix="kroute-first-"))
     clone = scratch / "clone"
@@ -144,7 +146,9 @@ def one_run(repo: Path, session_start: bool) -> dict[str, Any]:
                     {**session, "hook_event_name": "UserPromptSubmit", "prompt": prompt},
                 )
             )
-        for event, payload in events:
+        for i, (event, payload) in enumerate(events):
+            if event == "UserPromptSubmit" and i and events[i - 1][0] == event:
+                time.sleep(turn)
             step = {"event": event, **run_hook(commands[event], payload, clone, env)}
             step["daemon_after"] = daemon_lives(target)
             steps.append(step)
@@ -170,7 +174,9 @@ def _load_seconds(target: client.Target, wait: float = 60.0) -> float | None:
     return load.get("seconds")
 
 
-def bench(workdir: Path, corpora: Path, sizes: tuple[int, ...], runs: int) -> str:
+def bench(
+    workdir: Path, corpora: Path, sizes: tuple[int, ...], runs: int, turn: float = TURN
+) -> str:
     """Return the table of the first prompts' runs (or why the bench was skipped)."""
     if not corpora.is_dir() or not corpus_files(corpora):
         return f"first prompt: skipped, no shared corpora at {corpora} (set KROUTE_SHARED)"
@@ -184,7 +190,7 @@ def bench(workdir: Path, corpora: Path, sizes: tuple[int, ...], runs: int) -> st
         for session_start in (True, False):
             for run in range(1, runs + 1):
                 print(f"first prompt: {size:,} documents, run {run}", file=sys.stderr, flush=True)
-                figures = one_run(repo, session_start)
+                figures = one_run(repo, session_start, turn)
                 steps = figures["steps"]
                 prompts = [_cell(s) for s in steps if s["event"] == "UserPromptSubmit"]
                 start = _cell(steps[0]) if session_start else "(not run)"
@@ -197,7 +203,8 @@ def bench(workdir: Path, corpora: Path, sizes: tuple[int, ...], runs: int) -> st
                 )
     lines.append(
         "\nEach cell: pointers printed (or not) and the hook's seconds, under two busy "
-        f"processes; a hook is killed at Claude Code's {CLAUDE_TIMEOUT:g} s."
+        f"processes; a hook is killed at Claude Code's {CLAUDE_TIMEOUT:g} s. The second "
+        f"prompt comes {turn:g} s after the first returned."
     )
     return "\n".join(lines)
 
