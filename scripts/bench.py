@@ -34,6 +34,7 @@ it says so and carries on without them.
     python scripts/bench.py [--sizes 1000,10000,100000] [--queries 300] [--no-bodies]
         [--lengths 10,100,1000,5000] [--length-queries 100] [--workdir DIR] [--fresh]
         [--hooks] [--anchors] [--json]
+    python scripts/bench.py --first-prompt [--first-prompt-runs 3] [--turn 5] [--sizes 1000,5000]
 """
 
 from __future__ import annotations
@@ -1497,9 +1498,25 @@ def int_list(text: str) -> tuple[int, ...]:
     return tuple(int(part.replace("_", "")) for part in text.split(",") if part.strip())
 
 
+DEFAULT_SIZES = "1000,10000,100000"
+FIRST_PROMPT_SIZES = (1000, 5000)
+
+
+def first_prompt(args: argparse.Namespace) -> None:
+    """Print the first prompts' table (`scripts/firstprompt.py`), or why it was skipped."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import firstprompt
+
+    shared = Path(os.environ.get("KROUTE_SHARED", REPOSITORY.parent / "shared"))
+    workdir = (args.keep or args.workdir).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    sizes = int_list(args.sizes) if args.sizes != DEFAULT_SIZES else FIRST_PROMPT_SIZES
+    print(firstprompt.bench(workdir, shared / "corpora", sizes, args.first_prompt_runs, args.turn))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--sizes", default=DEFAULT_SIZES)
     parser.add_argument("--queries", type=int, default=300, help="Short tasks per size.")
     parser.add_argument(
         "--lengths",
@@ -1541,7 +1558,25 @@ def main() -> None:
         action="store_true",
         help="Also embed every entry (the meaning extra) and time routes with meaning live.",
     )
+    parser.add_argument(
+        "--first-prompt",
+        action="store_true",
+        help="Only time the first prompts of a session on fresh clones of 1,000 and 5,000 "
+        "real documents (the shared corpora; KROUTE_SHARED names them), under two busy "
+        "processes (scripts/firstprompt.py).",
+    )
+    parser.add_argument("--first-prompt-runs", type=int, default=3, help="Runs per size.")
+    parser.add_argument(
+        "--turn",
+        type=float,
+        default=5.0,
+        help="With --first-prompt: seconds between the first prompt and the second (the "
+        "agent's answer; default %(default)s).",
+    )
     args = parser.parse_args()
+    if args.first_prompt:
+        first_prompt(args)
+        return
     sizes = int_list(args.sizes)
     lengths = int_list(args.lengths)
     workdir = (args.keep or args.workdir).resolve()

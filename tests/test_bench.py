@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -54,3 +55,16 @@ def test_a_small_run_prints_the_table_and_its_figures(tmp_path: Path) -> None:
     assert result["entries"] == 200 and result["indexed"] == 200
     for key in ("route_in_daemon_p50_ms", "route_in_daemon_first_p50_ms", "cold_load_s"):
         assert result[key] > 0, key
+
+
+def test_the_first_prompt_bench_says_it_skipped_without_the_shared_corpora(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--first-prompt", "--workdir", str(tmp_path / "work")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "KROUTE_SHARED": str(tmp_path / "absent")},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "first prompt: skipped, no shared corpora" in done.stdout

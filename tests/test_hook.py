@@ -19,10 +19,10 @@ from router import __version__
 from router.base import protocol
 from router.core import harness
 from router.logbook import shadow
-from router.serve import client
+from router.serve import client, launcher
 from router.serve.server import BODY_CAP
 
-from conftest import DEMO, FIXTURES, REPO, heavy_imports, kroute
+from conftest import DEMO, FIXTURES, REPO, eventually, heavy_imports, kroute
 
 EM = "\u2014"
 HOOKS = REPO / "hooks"
@@ -106,9 +106,12 @@ def test_camel_case_payload_keys_are_read(daemon: Path) -> None:
     assert log_lines(daemon)[-1]["session"] == "b21e9d40-1f6a-4b7e-8c3d-0a5e7f9c2d18"
 
 
-def test_without_a_daemon_the_slow_path_answers_and_starts_one(repo: Path) -> None:
+def test_without_a_daemon_the_hook_starts_one_and_answers_from_it(repo: Path) -> None:
     result, _ = run_hook(
-        "claude/user-prompt-submit", payload("user_prompt_submit.json", repo), repo
+        "claude/user-prompt-submit",
+        payload("user_prompt_submit.json", repo),
+        repo,
+        KROUTE_HOOK_BUDGET="60",  # the daemon's start and load, on a busy machine
     )
     assert result.returncode == 0
     assert EM in result.stdout.decode()
@@ -434,11 +437,12 @@ def test_a_long_prompt_injects_pointers_through_the_daemon(daemon: Path, words: 
 class Canned:
     """A 'daemon' at a repository's socket, found as a daemon is (status file, root file):
     it keeps the request line of every request it gets and answers each with `reply`, or
-    never (None)."""
+    never (None), once it has answered the `first` replies in turn."""
 
-    def __init__(self, repo: Path, reply: bytes | None) -> None:
+    def __init__(self, repo: Path, reply: bytes | None, *first: bytes) -> None:
         self.target = target(repo)
         self.reply = reply
+        self.first = list(first)  # answered before `reply`, one request each
         self.requests: list[bytes] = []
         self.held: list[socket.socket] = []
         places = self.target.places
@@ -467,9 +471,10 @@ class Canned:
                 head = b""
             if head:
                 self.requests.append(head.split(b"\r\n", 1)[0])
-            if head and self.reply is not None:
+            reply = self.first.pop(0) if head and self.first else self.reply
+            if head and reply is not None:
                 with contextlib.suppress(OSError):
-                    conn.sendall(self.reply)
+                    conn.sendall(reply)
                 conn.close()
             else:
                 self.held.append(conn)
@@ -499,14 +504,19 @@ def test_a_request_curl_gave_up_on_is_not_sent_again(repo: Path) -> None:
 
 
 def test_kroute_hook_takes_the_daemons_answer_as_final(repo: Path) -> None:
-    loading = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}"
-    busy = Canned(repo, loading)
+    refused = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 2\r\n\r\n{}"
+    busy = Canned(repo, refused)
     try:
         result = subprocess.run(
             [str(BIN / "kroute-hook"), "claude", "UserPromptSubmit"],
             input=payload("user_prompt_submit.json", repo),
             capture_output=True,
-            env={**os.environ, "CLAUDE_PROJECT_DIR": str(repo), "KROUTE_HOOK_DEADLINE": "20"},
+            env={
+                **os.environ,
+                "CLAUDE_PROJECT_DIR": str(repo),
+                "KROUTE_HOOK_DEADLINE": "20",
+                "KROUTE_HOOK_BUDGET": "20",
+            },
             cwd=repo,
             timeout=60,
         )
@@ -515,3 +525,91 @@ def test_kroute_hook_takes_the_daemons_answer_as_final(repo: Path) -> None:
     # asked once, and not answered in process instead (which would print the pointers)
     assert (result.returncode, result.stdout) == (0, b"")
     assert len(busy.requests) == 1
+
+
+# -- the first prompts of a session --------------------------------------------------------------
+
+# What answering in process loads: a hook that starts a daemon needs none of it.
+ENGINE_MODULES = (
+    "router.serve.service",
+    "router.serve.daemon",
+    "router.runtime.engine",
+    "router.core.catalog",
+    "router.core.route",
+)
+SPAWN_PROBE = """
+import os, sys, time
+from router.integrations import hook
+hook.answer("claude", "UserPromptSubmit", sys.stdin.buffer.read(), os.environ)
+print(*[m for m in sys.argv[1:] if m in sys.modules], file=sys.stderr)
+"""
+
+
+def daemon_process(repo: Path) -> bool:
+    """Return whether a daemon process of `repo` lives: serving, or spawned and starting."""
+    t = target(repo)
+    status = client.read_status(t) or {}
+    return client.alive(int(status.get("pid", 0))) or bool(
+        t.places.runtime.is_dir() and launcher.starting(t)
+    )
+
+
+def test_a_hook_without_a_daemon_starts_one_first_and_loads_no_engine(repo: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", SPAWN_PROBE, *ENGINE_MODULES],
+        input=payload("user_prompt_submit.json", repo),
+        capture_output=True,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(repo), "KROUTE_HOOK_BUDGET": ""},
+        cwd=repo,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.decode().split() == []  # no engine: the answer is the daemon's
+    assert daemon_process(repo)  # it outlived the hook
+    assert eventually(lambda: client.state(target(repo))[0] == "running", 60)
+
+
+def test_session_start_starts_the_daemon_past_a_deadline_a_busy_machine_misses(
+    repo: Path,
+) -> None:
+    result, _ = run_hook(
+        "claude/session-start",
+        payload("session_start.json", repo),
+        repo,
+        KROUTE_HOOK_DEADLINE="0.1",  # over before the engine could be imported
+    )
+    assert result.returncode == 0
+    assert eventually(lambda: client.state(target(repo))[0] == "running", 60)
+
+
+OK_TEXT = b"pointers, once loaded\n"
+LOADING_REPLY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}"
+LOADED_REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(OK_TEXT), OK_TEXT)
+
+
+def test_a_prompt_while_the_daemon_loads_waits_for_it_within_the_budget(repo: Path) -> None:
+    loading = Canned(repo, LOADED_REPLY, LOADING_REPLY, LOADING_REPLY)
+    try:
+        result, _ = run_hook(
+            "claude/user-prompt-submit",
+            payload("user_prompt_submit.json", repo),
+            repo,
+            KROUTE_HOOK_BUDGET="60",
+        )
+    finally:
+        loading.close()
+    assert (result.returncode, result.stdout) == (0, OK_TEXT)
+    # curl's request and kroute-hook's first both found it loading; the third was answered
+    assert len(loading.requests) == 3
+
+
+def test_a_prompt_right_after_the_spawn_gets_the_real_daemons_pointers(repo: Path) -> None:
+    launcher.spawn(target(repo), os.environ)  # still starting or loading when the hook runs
+    result, _ = run_hook(
+        "claude/user-prompt-submit",
+        payload("user_prompt_submit.json", repo),
+        repo,
+        KROUTE_HOOK_BUDGET="60",
+    )
+    assert "rotate-webhook-signing-key.md" in result.stdout.decode()
+    assert log_lines(repo)[-1]["source"] == "claude/UserPromptSubmit"  # the daemon answered

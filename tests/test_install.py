@@ -219,10 +219,83 @@ def test_install_codex_and_gemini_merge_and_are_idempotent(
         assert f"/.{name}/hooks/kroute/{name}/" in command
     items = [h for g in merged["hooks"][events[1]] for h in g["hooks"]]
     assert items[0]["timeout"] == timeout
+    assert "KROUTE_HOOK_BUDGET=4 " in items[0]["command"]  # the timeout's 5 s, less a second
     assert "already up to date" in kroute("install", name, cwd=repo).stdout
     assert kroute("install", name, "--local", cwd=repo).returncode != 0  # no such scope
     assert kroute("uninstall", name, cwd=repo).returncode == 0
     assert settings.read_text() == original
+
+
+def test_the_budget_follows_a_timeout_kept_from_an_earlier_install(repo: Path) -> None:
+    assert kroute("install", "claude", cwd=repo).returncode == 0
+    settings = repo / ".claude" / "settings.json"
+    merged = json.loads(settings.read_text())
+    merged["hooks"]["UserPromptSubmit"][0]["hooks"][0]["timeout"] = 8  # the user's own
+    settings.write_text(json.dumps(merged))
+    assert kroute("install", "claude", cwd=repo).returncode == 0
+    (command,) = commands_of(settings, "UserPromptSubmit")
+    assert "KROUTE_HOOK_BUDGET=7 " in command
+    (command,) = commands_of(settings, "SessionStart")
+    assert "KROUTE_HOOK_BUDGET=4 " in command
+
+
+# -- whether the hooks can run ------------------------------------------------------------------
+
+# What a harness started from a desktop or another terminal has: no virtualenv on PATH.
+BARE_PATH = {"PATH": "/usr/bin:/bin", "VIRTUAL_ENV": ""}
+
+
+def test_install_and_status_say_kroute_hook_is_not_on_path_and_how_to_fix_it(
+    repo: Path,
+) -> None:
+    installed = kroute("install", "claude", cwd=repo, env=BARE_PATH)
+    assert installed.returncode == 0, installed.stderr  # written; the hooks need kroute-hook
+    assert "kroute-hook is not on PATH" in installed.stderr
+    assert "pipx install" in installed.stderr and "--local" in installed.stderr
+    status = kroute("status", cwd=repo, env=BARE_PATH)
+    assert "kroute-hook is not on PATH" in status.stdout and "--local" in status.stdout
+    on_path = kroute("status", cwd=repo, env={"PATH": f"{BIN}:/usr/bin:/bin", "VIRTUAL_ENV": ""})
+    assert "kroute-hook is not on PATH" not in on_path.stdout
+    assert "claude hooks (project" in on_path.stdout and "can run" in on_path.stdout
+
+
+def test_a_virtualenv_active_in_the_installing_shell_does_not_count(repo: Path) -> None:
+    active = {"PATH": f"{BIN}:/usr/bin:/bin", "VIRTUAL_ENV": str(BIN.parent)}
+    installed = kroute("install", "claude", cwd=repo, env=active)
+    assert "kroute-hook is not on PATH" in installed.stderr
+    assert "activated virtualenv" in installed.stderr
+
+
+def test_a_local_install_writes_the_absolute_command_and_can_run_without_path(
+    repo: Path,
+) -> None:
+    installed = kroute("install", "claude", "--local", cwd=repo, env=BARE_PATH)
+    assert "not on PATH" not in installed.stderr and "can run" in installed.stderr
+    (command,) = commands_of(repo / ".claude" / "settings.local.json", "UserPromptSubmit")
+    assert command.startswith(f"{install.MARKER}{BIN / 'kroute-hook'} ")
+
+
+def test_status_names_a_shim_that_is_not_executable(repo: Path) -> None:
+    assert kroute("install", "claude", cwd=repo).returncode == 0
+    shim = repo / ".claude" / "hooks" / "kroute" / "claude" / "user-prompt-submit"
+    shim.chmod(0o644)
+    status = kroute("status", cwd=repo)
+    assert f"the hook shim {shim} is not executable" in status.stdout
+    assert f"chmod +x {shim}" in status.stdout
+
+
+def test_status_says_when_the_hook_interpreter_cannot_start_the_daemon(
+    repo: Path, tmp_path: Path
+) -> None:
+    bindir = tmp_path / "bare" / "bin"  # a kroute-hook whose Python has no kroute
+    bindir.mkdir(parents=True)
+    hook = bindir / "kroute-hook"
+    hook.write_text(f"#!{sys.base_prefix}/bin/python3 -I\nraise SystemExit(0)\n")
+    hook.chmod(0o755)
+    assert kroute("install", "claude", cwd=repo).returncode == 0
+    status = kroute("status", cwd=repo, env={"PATH": f"{bindir}:/usr/bin:/bin", "VIRTUAL_ENV": ""})
+    assert "cannot start the daemon" in status.stdout
+    assert "No module named 'router'" in status.stdout
 
 
 # -- git ------------------------------------------------------------------------------------------

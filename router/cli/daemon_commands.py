@@ -22,7 +22,7 @@ from router.cli.group import (
     main,
     resolve_config,
 )
-from router.integrations import agents, gitstage
+from router.integrations import agents, checkup, gitstage
 from router.integrations import install as install_module
 from router.serve import client, foreground, launcher, service
 
@@ -93,6 +93,12 @@ def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) ->
     if current == "running":
         reply = client.call(target, "GET", "/v1/status", timeout=2.0)
         report.update(reply.json())
+    # a running daemon proves it can be started; the hooks still have to find kroute-hook
+    hooks = _hook_checks(target.root, target if current != "running" else None)
+    report["hooks"] = [
+        {"harness": h.harness, "scope": h.scope, "settings": str(h.settings), "problems": found}
+        for h, found in hooks
+    ]
     if as_json:
         emit_json(report)
     elif current == "running":
@@ -110,6 +116,8 @@ def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) ->
         )
     else:
         click.echo(f"{current}: {sentence}")
+    if not as_json:
+        _say_hooks(hooks, err=False)
     if current != "running":
         sys.exit(1)
 
@@ -190,7 +198,12 @@ def _add_harness(harness: agents.Harness) -> None:
         machine = agents.Machine(Path(sys.executable).with_name("kroute-hook"), __version__, socket)
         plans = agents.plan_install(harness, scope, root, _home(), machine, shadow)
         _carry_out(plans, dry_run)
-        if scope == "project" and not dry_run:
+        if dry_run:
+            return
+        cfg = resolve_config(None, None) if scope != "user" else None
+        target = client.target(cfg.root, cfg.file, os.environ) if cfg and cfg.file else None
+        _say_hooks(_hook_checks(root, target, (harness.name, scope)), err=True)
+        if scope == "project":
             click.echo(
                 f"the hooks name no path of this machine: they run the shims copied under "
                 f"{harness.directory}/{agents.SHIM_DIR}/ (commit them with the settings) and "
@@ -223,6 +236,29 @@ def install_git(dry_run: bool) -> None:
 def uninstall_git(dry_run: bool) -> None:
     """Remove kroute's pre-commit hook (the one it kept as pre-commit.local comes back)."""
     _carry_out([install_module.plan_git_uninstall(Path.cwd())], dry_run)
+
+
+def _hook_checks(
+    root: Path, target: client.Target | None, only: tuple[str, str] | None = None
+) -> list[tuple[checkup.Installed, list[str]]]:
+    """Return the hooks installed for the repository at `root` (only the harness and scope
+    `only` names, when given), each with what keeps it from running; `target` is the daemon
+    to check can be started (None: not checked)."""
+    out = []
+    for found in checkup.installed(root, _home()):
+        if only is None or (found.harness, found.scope) == only:
+            out.append((found, [str(f) for f in checkup.check(found, target, os.environ)]))
+    return out
+
+
+def _say_hooks(hooks: list[tuple[checkup.Installed, list[str]]], *, err: bool) -> None:
+    """Print, for each installed harness, that its hooks can run or what keeps them from it."""
+    for found, problems in hooks:
+        where = f"{found.harness} hooks ({found.scope}, {found.settings})"
+        if not problems:
+            click.echo(f"{where}: can run ({found.hook_bin}, shims executable)", err=err)
+        for problem in problems:
+            click.echo(f"warning: {where}: {problem}", err=err)
 
 
 def _carry_out(plans: list[install_module.Plan], dry_run: bool) -> None:

@@ -21,6 +21,7 @@ from router.integrations.install import (
     command,
     dump,
     hooks_dir,
+    kroute_timeout,
     merge_hooks,
     plan_shims,
     read_settings,
@@ -28,6 +29,13 @@ from router.integrations.install import (
 )
 
 HOOK_BIN_ON_PATH = "kroute-hook"  # what a project install runs: whatever PATH finds
+BUDGET_ENV = "KROUTE_HOOK_BUDGET"  # read by `kroute-hook` (router.integrations.hook)
+# Kept from the harness's timeout for starting the shim and Python and printing the answer:
+# the rest is the budget a hook may spend waiting for a daemon that starts or loads.
+BUDGET_MARGIN = 1.0  # seconds
+# The longest a prompt waits for a load however long the harness would let it: a person
+# waits on the prompt meanwhile.
+BUDGET_CAP = 10.0  # seconds
 SHIM_DIR = Path("hooks") / "kroute"  # under the harness directory, for a project install
 SCOPES = ("project", "local", "user")
 
@@ -42,8 +50,15 @@ class Harness:
     local_file: str | None  # None: the harness has no personal per-project file
     user_file: str
     events: tuple[tuple[str, str | None, str], ...]  # (event, matcher, shim file)
-    timeout: int  # in the harness's unit: a backstop, the hook bounds itself at 1 s
+    timeout: int  # in the harness's unit; the hook keeps within it (`budget`)
     project_dir: str  # a shell word expanding to the repository root, as the hook runs
+    per_second: int = 1  # timeout units in a second
+
+    def budget(self, timeout: object) -> float:
+        """Return the seconds a hook given `timeout` (in the harness's unit; its default
+        when that is not a number) may wait for a daemon that starts or loads."""
+        units = timeout if isinstance(timeout, int | float) and timeout > 0 else self.timeout
+        return max(0.0, min(BUDGET_CAP, units / self.per_second - BUDGET_MARGIN))
 
     def settings(self, scope: str, root: Path, home: Path) -> Path:
         """Return the settings file of a scope. Raises InstallError for a scope the harness
@@ -105,6 +120,7 @@ HARNESSES = {
         ),
         5000,  # milliseconds
         '"$GEMINI_PROJECT_DIR"',
+        per_second=1000,
     ),
 }
 
@@ -129,12 +145,18 @@ def plan_install(
     mode = {"KROUTE_MODE": "shadow"} if shadow else {}
     commands = {}
     for event, matcher, shim in harness.events:
+        # the budget of the timeout the entry will have: one kept from an earlier install
+        budget = {BUDGET_ENV: f"{harness.budget(kroute_timeout(settings, event)):g}"}
         if scope == "project":
-            env = {MARKER[:-1]: HOOK_BIN_ON_PATH, **mode}
+            env = {MARKER[:-1]: HOOK_BIN_ON_PATH, **budget, **mode}
             relative = _shim_dir(harness) / harness.name / shim
             word = f"{harness.project_dir}/{shlex.quote(str(relative))}"
         else:
-            env = {MARKER[:-1]: str(machine.hook_bin), "KROUTE_VERSION": machine.version}
+            env = {
+                MARKER[:-1]: str(machine.hook_bin),
+                "KROUTE_VERSION": machine.version,
+                **budget,
+            }
             if scope == "local" and machine.socket is not None:
                 env["KROUTE_SOCKET"] = str(machine.socket)
             env.update(mode)

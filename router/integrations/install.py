@@ -124,6 +124,18 @@ def _ours(item: Any) -> bool:
     return isinstance(item, dict) and str(item.get("command", "")).startswith(MARKER)
 
 
+def kroute_timeout(settings: dict[str, Any], event: str) -> Any:
+    """Return the `timeout` of kroute's entry for an event in a harness's settings (None when
+    there is none): `merge_hooks` keeps it."""
+    hooks = settings.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    for group in groups if isinstance(groups, list) else []:
+        for item in group.get("hooks", []) if isinstance(group, dict) else []:
+            if _ours(item):
+                return item.get("timeout")
+    return None
+
+
 def merge_hooks(
     settings: dict[str, Any], commands: Mapping[str, tuple[str | None, str]], timeout: int
 ) -> None:
