@@ -567,3 +567,41 @@ def test_help_from_the_installed_script_matches_the_overview() -> None:
     )
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout == Path(overview.HELP_FILE).read_text(encoding="utf-8")
+
+
+# -- a closed pipe ------------------------------------------------------------------------------
+
+KROUTE = Path(sys.executable).with_name("kroute")
+
+
+def with_closed_stdout(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run kroute with its stdout a pipe nobody reads any more (`kroute ... | head -c1`
+    once head has exited): its first write fails."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [str(KROUTE), *args],
+            cwd=cwd,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("route", "rotate the webhook signing key", "--no-daemon"), ("shadow", "tail")],
+)
+def test_a_closed_pipe_ends_quietly(tmp_path: Path, args: tuple[str, ...]) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(DEMO, repo)
+    assert (
+        kroute("route", "rotate the webhook signing key", "--no-daemon", cwd=repo).returncode == 0
+    )
+    result = with_closed_stdout(*args, cwd=repo)
+    assert result.returncode in (0, 141), result.stderr
+    assert result.stderr == ""
