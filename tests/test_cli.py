@@ -605,3 +605,32 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, args: tuple[str, ...]) -> No
     result = with_closed_stdout(*args, cwd=repo)
     assert result.returncode in (0, 141), result.stderr
     assert result.stderr == ""
+
+
+# -- an unusable state or runtime directory ---------------------------------------------------
+
+
+@pytest.mark.parametrize("unusable", ["XDG_RUNTIME_DIR", "HOME"])
+def test_a_route_is_answered_in_process_when_no_daemon_can_be_had(
+    tmp_path: Path, unusable: str
+) -> None:
+    """A file stands where the runtime dir, or the home holding the state dir, must be (as
+    root, a read-only directory would not stop kroute: this does)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(DEMO, repo)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    env = {k: v for k, v in os.environ.items() if not (unusable == "HOME" and k == "KROUTE_HOME")}
+    env[unusable] = str(blocker)
+    result = subprocess.run(
+        [str(KROUTE), "route", "rotate the webhook signing key"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "rotate-webhook-signing-key.md" in result.stdout
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("note: routed in process") and str(blocker) in result.stderr
