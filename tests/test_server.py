@@ -3,6 +3,7 @@ request deadlines end to end, on a real daemon."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -14,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, expiry, server
 
-from conftest import FIXTURES, kroute
+from conftest import FIXTURES, eventually, kroute
 
 
 class Stub:
@@ -249,3 +251,49 @@ def test_connections_that_send_nothing_take_bounded_threads_and_routes_are_answe
     finally:
         for sock in held:
             sock.close()
+
+
+# -- a daemon killed between a route and its line ---------------------------------------------
+
+
+def lock_waiters(path: Path) -> int:
+    """Return how many processes wait for a lock on `path` (/proc/locks' "->" lines)."""
+    inode = f":{os.stat(path).st_ino} "
+    lines = Path("/proc/locks").read_text().splitlines()
+    return sum(1 for line in lines if "->" in line and inode in line)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="no /proc/locks to see a waiter")
+def test_a_route_its_client_received_is_logged_before_a_kill(demo: client.Target) -> None:
+    """The test holds the day's log locked, so the daemon stops where it writes the line;
+    killed there, it must not have sent the answer already."""
+    import datetime
+    import fcntl
+    import signal
+
+    task = "rotate the webhook signing key"
+    assert routed(demo, task)["pointers"]  # loaded, and the day's log exists
+    directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), demo.places.key)
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    log = shadow.log_path(Path(os.environ["KROUTE_HOME"]), demo.places.key, day)
+    before = len(list(shadow.read(directory)))
+    replies: list[client.Reply] = []
+
+    def ask() -> None:
+        with contextlib.suppress(DaemonError):  # no answer: the daemon died first
+            body = {"task": "retry a failed delivery"}
+            replies.append(client.call(demo, "POST", "/v1/route", body, timeout=60))
+
+    with log.open("ab") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        asking = threading.Thread(target=ask, daemon=True)
+        asking.start()
+        assert eventually(lambda: lock_waiters(log) > 0, seconds=60)
+        os.kill(client.read_status(demo)["pid"], signal.SIGKILL)  # type: ignore[index]
+        asking.join(60)
+    records = list(shadow.read(directory))
+    answered = bool(replies) and replies[0].status == 200
+    if answered:
+        assert [r["task"] for r in records[before:]] == ["retry a failed delivery"]
+    else:
+        assert len(records) == before

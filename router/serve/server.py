@@ -58,8 +58,8 @@ class Dispatcher(Protocol):
         ...
 
     def after(self) -> None:
-        """Finish what the last request of this thread left for after its answer (the
-        shadow log); never raise."""
+        """Finish what the last request of this thread left for once it is answered and
+        before the answer goes out (the shadow log); never raise."""
         ...
 
 
@@ -217,10 +217,12 @@ class Handler(BaseHTTPRequestHandler):
         # The routing endpoints stop at the client's deadline, or once it hangs up.
         with expiry.answering(expiry.Watch(self.connection, arrived, granted)):
             status, document = service.dispatch(self.command, path, body, source[:40])
-        try:
-            self._answer(status, document, time.perf_counter() - began)
-        finally:  # a client that hung up still gets its route logged
-            service.after()
+        elapsed = time.perf_counter() - began
+        # Logged before it is answered: a daemon killed between the two must not leave a
+        # route its client received out of the log (outside the dispatch, so no route
+        # waits for another's line).
+        service.after()
+        self._answer(status, document, elapsed)
         if path == "/v1/shutdown" and status == 200:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
 
