@@ -567,3 +567,70 @@ def test_help_from_the_installed_script_matches_the_overview() -> None:
     )
     assert done.returncode == 0 and done.stderr == ""
     assert done.stdout == Path(overview.HELP_FILE).read_text(encoding="utf-8")
+
+
+# -- a closed pipe ------------------------------------------------------------------------------
+
+KROUTE = Path(sys.executable).with_name("kroute")
+
+
+def with_closed_stdout(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run kroute with its stdout a pipe nobody reads any more (`kroute ... | head -c1`
+    once head has exited): its first write fails."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [str(KROUTE), *args],
+            cwd=cwd,
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("route", "rotate the webhook signing key", "--no-daemon"), ("shadow", "tail")],
+)
+def test_a_closed_pipe_ends_quietly(tmp_path: Path, args: tuple[str, ...]) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(DEMO, repo)
+    assert (
+        kroute("route", "rotate the webhook signing key", "--no-daemon", cwd=repo).returncode == 0
+    )
+    result = with_closed_stdout(*args, cwd=repo)
+    assert result.returncode in (0, 141), result.stderr
+    assert result.stderr == ""
+
+
+# -- an unusable state or runtime directory ---------------------------------------------------
+
+
+@pytest.mark.parametrize("unusable", ["XDG_RUNTIME_DIR", "HOME"])
+def test_a_route_is_answered_in_process_when_no_daemon_can_be_had(
+    tmp_path: Path, unusable: str
+) -> None:
+    """A file stands where the runtime dir, or the home holding the state dir, must be (as
+    root, a read-only directory would not stop kroute: this does)."""
+    repo = tmp_path / "repo"
+    shutil.copytree(DEMO, repo)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    env = {k: v for k, v in os.environ.items() if not (unusable == "HOME" and k == "KROUTE_HOME")}
+    env[unusable] = str(blocker)
+    result = subprocess.run(
+        [str(KROUTE), "route", "rotate the webhook signing key"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "rotate-webhook-signing-key.md" in result.stdout
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("note: routed in process") and str(blocker) in result.stderr

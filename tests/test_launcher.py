@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from router.base import protocol
 from router.serve import client, launcher
 
 from conftest import DEMO, eventually, heavy_imports
+
+KROUTE = Path(sys.executable).with_name("kroute")
 
 
 @pytest.fixture
@@ -109,3 +112,59 @@ def test_stop_does_not_signal_a_start_lock_naming_another_process(
     assert launcher.starting(t) == []
     assert not launcher.stop(t)
     assert bystander.poll() is None and not lock.exists()
+
+
+# -- a daemon that dies at start, starts at once ------------------------------------------------
+
+FILE_LIMIT = 2048  # bytes any file may grow to: a log already past it is as good as a full disk
+
+
+def limited_files() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_LIMIT, FILE_LIMIT))
+
+
+def test_start_reports_a_daemon_that_died_at_start_with_its_reason(repo: Path) -> None:
+    """A daemon that cannot write its log (a full state disk) dies once it serves: `start`
+    says so and why, instead of "started"."""
+    log = target(repo).places.log
+    log.parent.mkdir(mode=0o700, parents=True)
+    log.write_bytes(b"an old line\n" * FILE_LIMIT)  # past the limit: no write to it succeeds
+    result = subprocess.run(
+        [str(KROUTE), "start"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        preexec_fn=limited_files,  # inherited by the daemon
+        timeout=120,
+    )
+    assert result.returncode == 1
+    assert "started" not in result.stdout
+    assert "exited at start" in result.stderr
+    assert f"its log {log} cannot be written (File too large)" in result.stderr
+    assert client.state(target(repo))[0] != "running"
+
+
+STARTS = 4
+
+
+def test_concurrent_starts_agree_on_one_daemon_and_say_so(repo: Path) -> None:
+    starts = [
+        subprocess.Popen(
+            [str(KROUTE), "start"],
+            cwd=repo,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(STARTS)
+    ]
+    results = [(s.wait(timeout=120), *s.communicate()) for s in starts]
+    assert [code for code, _, _ in results] == [0] * STARTS, results
+    said = sorted(out.split(":")[0] for _, out, _ in results)
+    assert said.count("started") == 1, results
+    assert set(said) <= {"started", "already running", "already starting"}
+    assert client.state(target(repo))[0] == "running"
+    if PROC.is_dir():
+        assert eventually(lambda: len(daemons_of(repo)) == 1)

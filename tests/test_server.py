@@ -3,6 +3,7 @@ request deadlines end to end, on a real daemon."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -14,10 +15,11 @@ from typing import Any
 
 import pytest
 
+from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, expiry, server
 
-from conftest import FIXTURES, kroute
+from conftest import FIXTURES, eventually, kroute
 
 
 class Stub:
@@ -185,3 +187,113 @@ def test_a_request_whose_deadline_passed_while_it_waited_is_not_worked_on(
     assert waited_too_long["terms"] == []  # not even its terms were read
     assert answers["long"]["silence"]["reason"] == "deadline"
     assert routed(slow, SHORT_TASK, timeout=5)["pointers"][0]["id"] == "tide-skill-007"
+
+
+# -- slow connections -------------------------------------------------------------------------
+
+# How long a test trickles bytes before it concludes the daemon would hold the connection
+# forever: well past REQUEST_TIMEOUT, however loaded the machine.
+TRICKLE_FOR = 6 * server.REQUEST_TIMEOUT
+TRICKLE_EVERY = 0.5  # seconds between two bytes of a trickling client (under IDLE_TIMEOUT)
+
+
+@pytest.fixture
+def demo(copy_tree: Callable[[Path], Path]) -> client.Target:
+    repo = copy_tree(FIXTURES / "catalogs" / "demo").resolve()
+    assert kroute("start", cwd=repo).returncode == 0
+    return client.target(repo, repo / "kroute.toml", os.environ)
+
+
+def daemon_threads(target: client.Target) -> int:
+    pid = client.read_status(target)["pid"]  # type: ignore[index]
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
+
+
+def test_a_client_that_trickles_its_request_is_dropped(demo: client.Target) -> None:
+    request = route_request("rotate the webhook signing key")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(demo.places.socket))
+        sock.settimeout(TRICKLE_EVERY)
+        dropped = False
+        give_up = time.monotonic() + TRICKLE_FOR
+        for byte in request[:-1]:  # never the whole request
+            if time.monotonic() > give_up:
+                break
+            try:
+                sock.sendall(bytes([byte]))
+                dropped = sock.recv(1) == b""
+            except TimeoutError:
+                continue  # still held: send the next byte
+            except OSError:
+                dropped = True
+            if dropped:
+                break
+        assert dropped
+    assert routed(demo, "rotate the webhook signing key")["pointers"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="no /proc to count threads")
+def test_connections_that_send_nothing_take_bounded_threads_and_routes_are_answered(
+    demo: client.Target,
+) -> None:
+    assert client.call(demo, "GET", "/v1/status", timeout=30).status == 200  # loaded
+    held = []
+    try:
+        for _ in range(3 * server.MAX_HANDLERS):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(str(demo.places.socket))
+            sock.sendall(b"POST /v1/route HTTP/1.1\r\n")  # and nothing more
+            held.append(sock)
+        assert routed(demo, "rotate the webhook signing key")["pointers"]
+        # the loader, watcher, keeper... besides one thread per connection answered
+        assert daemon_threads(demo) <= server.MAX_HANDLERS + 16
+    finally:
+        for sock in held:
+            sock.close()
+
+
+# -- a daemon killed between a route and its line ---------------------------------------------
+
+
+def lock_waiters(path: Path) -> int:
+    """Return how many processes wait for a lock on `path` (/proc/locks' "->" lines)."""
+    inode = f":{os.stat(path).st_ino} "
+    lines = Path("/proc/locks").read_text().splitlines()
+    return sum(1 for line in lines if "->" in line and inode in line)
+
+
+@pytest.mark.skipif(not Path("/proc/locks").exists(), reason="no /proc/locks to see a waiter")
+def test_a_route_its_client_received_is_logged_before_a_kill(demo: client.Target) -> None:
+    """The test holds the day's log locked, so the daemon stops where it writes the line;
+    killed there, it must not have sent the answer already."""
+    import datetime
+    import fcntl
+    import signal
+
+    task = "rotate the webhook signing key"
+    assert routed(demo, task)["pointers"]  # loaded, and the day's log exists
+    directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), demo.places.key)
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    log = shadow.log_path(Path(os.environ["KROUTE_HOME"]), demo.places.key, day)
+    before = len(list(shadow.read(directory)))
+    replies: list[client.Reply] = []
+
+    def ask() -> None:
+        with contextlib.suppress(DaemonError):  # no answer: the daemon died first
+            body = {"task": "retry a failed delivery"}
+            replies.append(client.call(demo, "POST", "/v1/route", body, timeout=60))
+
+    with log.open("ab") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        asking = threading.Thread(target=ask, daemon=True)
+        asking.start()
+        assert eventually(lambda: lock_waiters(log) > 0, seconds=60)
+        os.kill(client.read_status(demo)["pid"], signal.SIGKILL)  # type: ignore[index]
+        asking.join(60)
+    records = list(shadow.read(directory))
+    answered = bool(replies) and replies[0].status == 200
+    if answered:
+        assert [r["task"] for r in records[before:]] == ["retry a failed delivery"]
+    else:
+        assert len(records) == before

@@ -25,6 +25,7 @@ SOURCE_HEADER = wire.SOURCE_HEADER
 TIMEOUT_HEADER = wire.TIMEOUT_HEADER
 HOOK_PREFIX = "/v1/hook/"  # POST /v1/hook/<harness>/<event>: exactly what the hook prints
 START_LOCK_SUFFIX = ".starting"
+SERVING_LOCK_SUFFIX = ".lock"
 
 
 def find_config(start: Path) -> Path | None:
@@ -51,6 +52,12 @@ def start_lock(places: paths.Places, pid: int) -> Path:
     the pid, that exists from its spawn until its status file is written. One per process,
     so two daemons spawned at once (racing hooks) never overwrite each other's."""
     return places.runtime / f"{places.key}.{pid}{START_LOCK_SUFFIX}"
+
+
+def serving_lock(places: paths.Places) -> Path:
+    """Return the file a daemon holds an exclusive flock on from before it looks for another
+    daemon of its root until it exits: of daemons spawned at once, one serves."""
+    return places.runtime / f"{places.key}{SERVING_LOCK_SUFFIX}"
 
 
 def start_locks(places: paths.Places) -> list[Path]:

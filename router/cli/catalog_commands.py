@@ -124,15 +124,32 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
     can be had (a note on stderr says so)."""
     body = {k: v for k, v in body.items() if v is not None}
     target = client.target(cfg.root, cfg.file, os.environ)
+    why = ""
     if not no_daemon:
         try:
             return launcher.ask(target, os.environ, endpoint, body, source="cli")
         except DaemonError as error:
-            click.echo(f"note: routed in process ({error})", err=True)
+            why = str(error).rstrip(".")
+        except OSError as error:  # a runtime or state dir that cannot be used at all
+            why = f"no daemon can be had: {error.strerror or error}: {error.filename}"
     app = service.standalone(cfg, target.places, os.environ)
+    if why:
+        if not _usable(target.places.state):
+            app.recorder = None  # each route's line would fail and warn: the note says it
+            why += "; the state directory cannot be used, so the route is not logged"
+        click.echo(f"note: routed in process ({why})", err=True)
     if body.get("meaning", cfg.meaning_mode) != "off":
         app.engine.nearby = neighbours_of(app.engine)
     return service.document(app.answer("POST", endpoint, service.encode(body), "cli"))
+
+
+def _usable(state: Path) -> bool:
+    """Return whether the state dir is (or can be made) a private directory of the user's."""
+    try:
+        paths.private_dir(state)
+    except (DaemonError, OSError):
+        return False
+    return True
 
 
 def nearby_cache(env: Mapping[str, str]) -> Path:

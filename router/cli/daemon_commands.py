@@ -52,8 +52,14 @@ def start(catalog_dir: Path | None, config_file: Path | None) -> None:
     if current == "running":
         click.echo(f"already running: {sentence}")
         return
-    launcher.ensure(target, os.environ)
-    click.echo(f"started: {client.state(target)[1]}")
+    if launcher.ensure(target, os.environ):
+        click.echo(f"started: {client.state(target)[1]}")
+        return
+    current, sentence = client.state(target)
+    if current == "running":
+        click.echo(f"already running: {sentence}")
+    else:  # another start spawned it, and it is still loading
+        click.echo(f"already starting: another start spawned the daemon for {target.root}")
 
 
 @main.command()

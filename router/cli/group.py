@@ -92,6 +92,7 @@ COMMANDS: dict[str, Command] = {
 
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 UNEXPECTED = 3  # a failure of ours, not of the input: the traceback is in a log file
+CLOSED_PIPE = 141  # the shell's code for a command whose reader went away (128 + SIGPIPE)
 CRASH_LOG = "crash.log"
 
 
@@ -129,6 +130,9 @@ class _Group(click.Group):
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             ctx.exit(INTERRUPTED)
+        except BrokenPipeError:  # `kroute ... | head`: the reader has all it wanted
+            _silence_stdout()
+            ctx.exit(CLOSED_PIPE)
         except Exception as error:
             where = _log_crash()
             told = f"the traceback is in {where}" if where else "no log could be written"
@@ -138,6 +142,17 @@ class _Group(click.Group):
                 err=True,
             )
             ctx.exit(UNEXPECTED)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush at exit does not
+    fail on the closed pipe again and print a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no stdout to speak of: nothing will be flushed to it
+        pass
 
 
 def _clipped(text: str, limit: int) -> str:

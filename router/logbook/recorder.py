@@ -44,7 +44,7 @@ class Recorder:
     repo_id: str
     now: Callable[[], datetime.datetime] = utc_now
     # Given, the line is handed to it instead of written: the daemon appends it once the
-    # answer is sent, so that no route waits on the log.
+    # route is answered, outside the route's lock, and before the answer is sent.
     defer: Callable[[Callable[[], None]], None] | None = None
     losses: Losses = field(default_factory=Losses)
 
@@ -70,7 +70,7 @@ class Recorder:
             return
         at = self.now()
 
-        # the line is built and written by the job, after the answer when deferred
+        # the line is built and written by the job, once the route is answered when deferred
         def append() -> None:
             try:
                 record = shadow.record(

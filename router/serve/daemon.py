@@ -157,8 +157,9 @@ class Service:
         self._pending.jobs = jobs
 
     def after(self) -> None:
-        """Write the shadow lines of this thread's last request (called once its answer is
-        sent); each job reports its own failure, so this never raises."""
+        """Write the shadow lines of this thread's last request (called once it is
+        answered, before the answer is sent); each job reports its own failure, so this
+        never raises."""
         jobs: list[Callable[[], None]] = getattr(self._pending, "jobs", [])
         self._pending.jobs = []
         for job in jobs:

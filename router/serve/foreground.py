@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from router import __version__
 from router.base import paths, protocol
-from router.base.errors import ConfigError
+from router.base.errors import ConfigError, DaemonError
 from router.core.config import Config
 from router.serve import loader, watch
 from router.serve import server as server_module
@@ -58,14 +58,19 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
     snapshot_after = _seconds(env, SNAPSHOT_ENV, loader.SNAPSHOT_AFTER_SECONDS)
 
     t = client.target(config.root, config.file, env)
-    current, sentence = client.state(t, version)
-    if current in ("running", "other-version"):
-        from router.base.errors import DaemonError
-
-        raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
-    client.clean(t)
     places = t.places
     paths.private_dir(places.runtime)
+    # Held until this process exits: of daemons spawned at once, the one that holds it
+    # serves, and none cleans up after another that is still starting.
+    if launcher.hold_serving(places) is None:
+        raise DaemonError(
+            f"already running or starting: another daemon holds {protocol.serving_lock(places)}",
+            "Stop it first: kroute stop",
+        )
+    current, sentence = client.state(t, version)
+    if current in ("running", "other-version"):
+        raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
+    client.clean(t)
     service = Service(
         config, places, version=version, idle_seconds=idle_seconds, snapshot_after=snapshot_after
     )

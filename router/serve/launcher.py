@@ -38,6 +38,7 @@ STOP_WAIT = 3.0
 LOADING_POLL = 0.05  # how often a client waiting for a loading daemon asks again
 EXEC_WAIT = 1.0  # seconds a spawned process may take from its fork to its exec
 LOCK_MODE = 0o600  # a start lock names a pid to signal: none but its owner may write it
+LAST_WORDS = 4096  # bytes at the end of a daemon's log read for why it exited at start
 # What /proc/<pid>/cmdline of a daemon `spawn` started holds: `python -m router serve`.
 DAEMON_ARGS = ("router", "serve")
 
@@ -147,26 +148,109 @@ def respawn(t: Target, env: Mapping[str, str]) -> None:
     )
 
 
+class Outrun(DaemonError):
+    """Another start got there first: the daemon it spawned serves the target, or is still
+    starting, and the one this start spawned has stood down."""
+
+
 def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int:
     """Start a detached daemon for the target and wait until it answers. Returns its pid.
 
-    Raises DaemonError when it does not come up within `wait` seconds."""
-    child = spawn(t, env)
+    Raises Outrun (a DaemonError) when a daemon another start spawned serves instead,
+    DaemonError when it exits at start (with its reason) or does not come up within `wait`
+    seconds."""
+    import subprocess
+
+    try:
+        child = spawn(t, env)
+    except OSError as error:
+        raise DaemonError(
+            f"cannot start the daemon: {error.strerror or error} ({error.filename})",
+            f"Make {t.places.state} writable, or set KROUTE_HOME to a directory of your own",
+        ) from None
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if child.poll() is not None:
-            raise DaemonError(
-                f"the daemon exited at start with status {child.returncode}",
-                f"See its log: {t.places.log}",
-            )
+            raise _stood_down(t, deadline) or _exited(t, child.returncode)
         status = client.read_status(t)
         if status and status.get("pid") == child.pid and t.places.socket.exists():
             ready(t, deadline - time.monotonic())
+            if client.state(t)[0] != "running":  # it wrote its status, then died
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    child.wait(STOP_WAIT)
+                raise _exited(t, child.returncode)
             return child.pid
         time.sleep(client.POLL)
     raise DaemonError(
         f"the daemon did not come up within {wait:g} s", f"See its log: {t.places.log}"
     )
+
+
+def _stood_down(t: Target, deadline: float) -> Outrun | None:
+    """Return Outrun when another daemon holds the target's serving lock (the one spawned
+    here exited because of it), once that one runs or `deadline` passes; else None."""
+    if not serving_held(t.places):
+        return None
+    while time.monotonic() < deadline and client.state(t)[0] != "running":
+        time.sleep(client.POLL)
+    current, sentence = client.state(t)
+    if current == "running":
+        return Outrun(f"already running: {sentence}")
+    return Outrun(f"already starting: another start spawned a daemon for {t.root}")
+
+
+def _exited(t: Target, status: int | None) -> DaemonError:
+    """Return the error of a daemon that exited at start with `status` (None: it is alive
+    but does not answer), saying why: the last line of its log, or why its log cannot be
+    written (a full or read-only disk), which is likely what killed it."""
+    import datetime
+
+    log = t.places.log
+    how = "does not answer" if status is None else f"exited at start with status {status}"
+    try:
+        with log.open("rb") as handle:
+            handle.seek(max(0, handle.seek(0, os.SEEK_END) - LAST_WORDS))
+            lines = handle.read().decode("utf-8", errors="replace").replace("\0", "").split("\n")
+        said = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write(f"{stamp} kroute start: the daemon {how}\n")
+    except OSError as error:
+        return DaemonError(
+            f"the daemon {how}: its log {log} cannot be written ({error.strerror or error})",
+            "Free some space on that disk or make it writable, or set KROUTE_HOME elsewhere",
+        )
+    reason = f": {said}" if said else ""
+    return DaemonError(f"the daemon {how}{reason}", f"See its log: {log}")
+
+
+def hold_serving(places: paths.Places) -> int | None:
+    """Take the serving lock of `places` for this process (see `protocol.serving_lock`).
+    Returns its descriptor, to keep open while the daemon lives (its exit, even by a kill,
+    releases it), or None when another process holds it. Raises OSError when the lock file
+    cannot be opened."""
+    import fcntl
+
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(protocol.serving_lock(places), flags, LOCK_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def serving_held(places: paths.Places) -> bool:
+    """Return whether a daemon holds the serving lock of `places` (it runs or is starting)."""
+    try:
+        fd = hold_serving(places)
+    except OSError:
+        return False
+    if fd is None:
+        return True
+    os.close(fd)  # releases it
+    return False
 
 
 def ready(t: Target, wait: float) -> bool:
@@ -233,17 +317,23 @@ def _halt(pid: int, signals: tuple[signal.Signals | None, ...], wait: float) -> 
             return
 
 
-def ensure(t: Target, env: Mapping[str, str], version: str = __version__) -> None:
+def ensure(t: Target, env: Mapping[str, str], version: str = __version__) -> bool:
     """Make sure a daemon of this version serves the target: start one when none runs,
-    clean up after a dead one, replace one of another version. Raises DaemonError."""
+    clean up after a dead one, replace one of another version. Returns whether this call
+    started it (False: one ran, or another start's daemon came up first). Raises
+    DaemonError."""
     current, _ = client.state(t, version)
     if current == "running":
-        return
+        return False
     if current in ("other-version", "socket-missing"):
         stop(t)
-    else:
+    elif not serving_held(t.places):  # a daemon starting may be writing its files now
         client.clean(t)
-    start(t, env)
+    try:
+        start(t, env)
+    except Outrun:  # another start's daemon serves: as good
+        return False
+    return True
 
 
 def ask(

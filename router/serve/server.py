@@ -1,8 +1,11 @@
 """HTTP/1.1 over a Unix socket: the daemon's transport (DESIGN 10).
 
 The standard library's `http.server` on a threading Unix-socket server: one thread per
-connection, so a client that connects and never sends ties up only its own thread until
-the idle timeout. What a request means is the service's business (`Dispatcher`); this module
+connection, at most MAX_HANDLERS of them. A request's line, headers and body must all arrive
+within REQUEST_TIMEOUT, else the connection is dropped; when every thread is taken, the
+connection that has waited longest for its request is dropped to make room, so clients that
+connect and trickle bytes (or send nothing) cannot keep others from being served. What a
+request means is the service's business (`Dispatcher`); this module
 owns bodies, caps, status lines, the version handshake, the peer check, and each request's
 deadline: the client's timeout header and its connection, held as `expiry.current` while the
 request is answered.
@@ -10,6 +13,9 @@ request is answered.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import math
 import os
 import socket
 import socketserver
@@ -28,6 +34,13 @@ from router.serve import expiry
 BODY_CAP = 1024 * 1024
 RELEVANCE_BODY_CAP = 4 * 1024 * 1024
 IDLE_TIMEOUT = 5.0  # seconds a connection may sit idle
+# Seconds a request's line, headers and body may take to arrive, counted from when the
+# connection starts waiting for it: a client trickling bytes is dropped once they pass.
+REQUEST_TIMEOUT = 5.0
+# Threads answering connections at once. A hook's route takes milliseconds, so this many are
+# only ever all busy when clients hold connections without sending their requests.
+MAX_HANDLERS = 64
+SLOT_WAIT = 0.05  # seconds between two looks for a free thread while every one is busy
 # An oversized body up to this size is read and dropped before the 413 goes out: a client
 # still sending when the connection closes gets a reset instead of the answer.
 DRAIN_LIMIT = 16 * 1024 * 1024
@@ -45,8 +58,8 @@ class Dispatcher(Protocol):
         ...
 
     def after(self) -> None:
-        """Finish what the last request of this thread left for after its answer (the
-        shadow log); never raise."""
+        """Finish what the last request of this thread left for once it is answered and
+        before the answer goes out (the shadow log); never raise."""
         ...
 
 
@@ -57,6 +70,38 @@ def error(code: str, message: str) -> dict[str, Any]:
 # -- the server -----------------------------------------------------------------------------------
 
 
+class Arrival(io.RawIOBase):
+    """A connection's bytes as a handler reads its request: no later than `until` (on the
+    monotonic clock), and none at all once the server has dropped it (`drop`)."""
+
+    def __init__(self, connection: socket.socket) -> None:
+        super().__init__()
+        self.connection = connection
+        self.until = math.inf
+        self.dropped = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """Return how many bytes were read into `buffer` (0 at the end of the stream).
+        Raises TimeoutError past `until`, ConnectionAbortedError once dropped."""
+        left = self.until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self.connection.settimeout(min(left, IDLE_TIMEOUT))
+        count = self.connection.recv_into(buffer)
+        if self.dropped:
+            raise ConnectionAbortedError("dropped to make room for another connection")
+        return count
+
+    def drop(self) -> None:
+        """End the read under way (its handler then closes the connection). Never raises."""
+        self.dropped = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     timeout = IDLE_TIMEOUT
@@ -65,6 +110,23 @@ class Handler(BaseHTTPRequestHandler):
 
     def address_string(self) -> str:  # a Unix socket peer has no address
         return "unix"
+
+    def setup(self) -> None:
+        super().setup()
+        self.arrival = Arrival(self.connection)
+        self.rfile = io.BufferedReader(self.arrival)
+
+    def handle_one_request(self) -> None:
+        """Read one request within REQUEST_TIMEOUT and answer it; a request too slow to
+        arrive, or dropped to make room, closes the connection without an answer."""
+        self.arrival.until = time.monotonic() + REQUEST_TIMEOUT
+        self.server.reading(self.arrival)
+        try:
+            super().handle_one_request()
+        except OSError:  # too slow, dropped, or the client is gone: nothing to answer
+            self.close_connection = True
+        finally:
+            self.server.answered(self.arrival)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # one line per request would drown the log; errors are logged where they occur
@@ -141,6 +203,10 @@ class Handler(BaseHTTPRequestHandler):
             self._answer(413, error("too_large", f"body of {length} bytes is over {cap}"))
             return
         body = self.rfile.read(length) if length else b""
+        if len(body) < length:  # the client stopped sending: no request to answer
+            self.close_connection = True
+            return
+        self.server.answered(self.arrival)  # a request being answered is never dropped
         try:
             granted = expiry.budget(self.headers.get(TIMEOUT_HEADER))
         except ValueError:
@@ -151,10 +217,12 @@ class Handler(BaseHTTPRequestHandler):
         # The routing endpoints stop at the client's deadline, or once it hangs up.
         with expiry.answering(expiry.Watch(self.connection, arrived, granted)):
             status, document = service.dispatch(self.command, path, body, source[:40])
-        try:
-            self._answer(status, document, time.perf_counter() - began)
-        finally:  # a client that hung up still gets its route logged
-            service.after()
+        elapsed = time.perf_counter() - began
+        # Logged before it is answered: a daemon killed between the two must not leave a
+        # route its client received out of the log (outside the dispatch, so no route
+        # waits for another's line).
+        service.after()
+        self._answer(status, document, elapsed)
         if path == "/v1/shutdown" and status == 200:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
 
@@ -168,7 +236,45 @@ class Server(socketserver.ThreadingUnixStreamServer):
 
     def __init__(self, address: str, service: Dispatcher) -> None:
         self.service = service
+        self.slots = threading.BoundedSemaphore(MAX_HANDLERS)
+        self.waiting: dict[Arrival, None] = {}  # connections reading a request, oldest first
+        self.waiting_lock = threading.Lock()
         super().__init__(address, Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Answer the connection on a thread of its own once one of MAX_HANDLERS is free,
+        dropping the connection that has waited longest for its request to free one."""
+        while not self.slots.acquire(blocking=False):
+            with self.waiting_lock:
+                oldest = next(iter(self.waiting), None)
+                if oldest is not None:
+                    del self.waiting[oldest]
+            if oldest is not None:
+                oldest.drop()
+            # every thread is answering a request: they stop at their deadlines
+            if self.slots.acquire(timeout=SLOT_WAIT):
+                break
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def reading(self, arrival: Arrival) -> None:
+        """Count `arrival` among the connections waiting for their request."""
+        with self.waiting_lock:
+            self.waiting[arrival] = None
+
+    def answered(self, arrival: Arrival) -> None:
+        """Count `arrival` out of the connections waiting for their request."""
+        with self.waiting_lock:
+            self.waiting.pop(arrival, None)
 
     def verify_request(self, request: Any, client_address: Any) -> bool:
         """Refuse connections from another user (SO_PEERCRED, where the platform has it)."""
