@@ -149,7 +149,7 @@ def bursts(
     first batch (an empty one, on the watcher's idle wake) that comes QUIET_SECONDS after
     the last change while `busy()` is false, or BURST_LIMIT_SECONDS after the burst began.
     `began` is called as a burst begins. Empty batches pass through while no burst is held
-    (the first says the watches are set)."""
+    (the first says the watches are set); a burst held when `batches` ends is yielded."""
     held: Batch | None = None
     first = last = 0.0
     for batch in batches:
@@ -167,6 +167,8 @@ def bursts(
         if now - first >= BURST_LIMIT_SECONDS or (now - last >= QUIET_SECONDS and not busy()):
             yield held
             held = None
+    if held is not None:
+        yield held
 
 
 def git_busy(root: Path) -> bool:
