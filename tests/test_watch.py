@@ -195,3 +195,75 @@ def test_identity_names_device_and_inode_or_none(tmp_path: Path) -> None:
         (file, (info.st_dev, info.st_ino)),
         (tmp_path / "absent", None),
     )
+
+
+# -- bursts: many batches, one update (issue 31) -----------------------------------------------
+
+
+class Clock:
+    """A clock the test moves by hand (`bursts` reads no other)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_burst_is_one_batch_held_while_git_works() -> None:
+    """A folder deleted (its files, then a resync once the watches are set afresh) and
+    restored by git comes out as one batch, only once git is done and the changes quiet."""
+    clock, git, begun = Clock(), {"busy": False}, []
+    a, b = Path("/r/docs/a.md"), Path("/r/docs/b.md")
+    quiet = watch.QUIET_SECONDS
+
+    def stream() -> Iterator[Batch]:
+        yield Batch()  # the watches are set
+        clock.now = 1.0
+        yield Batch(frozenset({a}))
+        clock.now = 1.0 + quiet / 2
+        yield Batch(resync=True)
+        git["busy"] = True
+        clock.now = 1.0 + quiet * 3
+        yield Batch()  # quiet, but git holds its lock
+        clock.now = 1.0 + quiet * 4
+        yield Batch(frozenset({b}))
+        git["busy"] = False
+        clock.now = 1.0 + quiet * 4.5
+        yield Batch()
+        clock.now = 1.0 + quiet * 5.5
+        yield Batch()
+        yield Batch()
+
+    out = list(watch.bursts(stream(), lambda: git["busy"], lambda: begun.append(clock.now), clock))
+    assert out == [Batch(), Batch(frozenset({a, b}), resync=True), Batch()]
+    assert begun == [1.0]
+
+
+def test_a_burst_that_never_quiets_is_applied_at_its_limit() -> None:
+    clock = Clock()
+    step = watch.QUIET_SECONDS / 2
+    changes = int(watch.BURST_LIMIT_SECONDS / step) + 5
+
+    def stream() -> Iterator[Batch]:
+        for n in range(changes):
+            clock.now = n * step
+            yield Batch(frozenset({Path(f"/r/docs/{n}.md")}))
+
+    out = list(watch.bursts(stream(), clock=clock))
+    assert len(out) == 2
+    assert len(out[0].paths) == int(watch.BURST_LIMIT_SECONDS / step) + 1
+
+
+def test_git_busy_is_the_index_lock_of_the_repository_holding_the_root(tmp_path: Path) -> None:
+    root = tmp_path / "repo" / "sub"
+    root.mkdir(parents=True)
+    assert not watch.git_busy(root)
+    (tmp_path / "repo" / ".git").mkdir()
+    assert not watch.git_busy(root)
+    (tmp_path / "repo" / ".git" / "index.lock").write_text("")
+    assert watch.git_busy(root)
+    worktree = tmp_path / "worktree"
+    worktree.mkdir()
+    (worktree / ".git").write_text(f"gitdir: {tmp_path / 'repo' / '.git'}\n")
+    assert watch.git_busy(worktree)

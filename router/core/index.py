@@ -1,7 +1,8 @@
 """The in-memory index: each entry's scored fields, the ranker's postings, document frequencies.
 
-Entries are added and removed in place (the daemon applies one changed file at a time); the
-caller makes sure no route runs while a change is applied. Two views of an entry's words:
+Entries are added and removed in place (a snapshot's restore, tests), or a change is made to
+a copy (`Index.revised`) that shares what it does not touch, so that the daemon's requests
+read the index they hold whole while the next is made. Two views of an entry's words:
 - seed 1's fields (tiers structured, family_text, open_first, notes, and the body sections
   read on demand) with their exact tokens, for the explain record (DESIGN 5);
 - the ranker's postings: stem -> the entries holding it and each one's BM25F impact
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from router.core import markdown, markup, pattern, term, text, weight
 from router.core.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
-from router.core.posting import Batch, Posting
+from router.core.posting import Batch, Posting, without
 
 STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
 TIER_NAMES = ("structured", "family_text", "open_first", "notes", "body")
@@ -366,9 +367,56 @@ class Index:
 
     def remove(self, entry_id: str) -> None:
         """Remove the entry with this id (nothing happens when there is none)."""
+        slot, stems = self._unlink(entry_id)
+        for stem in stems:
+            posting = self._postings[stem]
+            posting.remove(slot)
+            if not posting.slots:
+                del self._postings[stem]
+
+    def revised(self, gone: Iterable[str], added: Iterable[Entry]) -> Index:
+        """Return a copy of this index without the entries whose ids are `gone` and with the
+        entries `added` (each replacing the one of its id). This index is left as it is, so
+        that a request holding it reads it whole while the copy is made. The two share every
+        entry and every posting the change does not touch: the copy costs the changed entries
+        and the postings of their stems, beside a shallow copy of the tables."""
+        new = Index()
+        new._slots = dict(self._slots)
+        new._by_id = dict(self._by_id)
+        new._by_path = dict(self._by_path)
+        new._by_stem = {stem: set(ids) for stem, ids in self._by_stem.items()}
+        new._postings = dict(self._postings)
+        new._df = dict(self._df)
+        new._next = self._next
+        new._literal = {key: set(slots) for key, slots in self._literal.items()}
+        new._globs = {key: set(slots) for key, slots in self._globs.items()}
+        new._except = dict(self._except)
+        new.triggered = set(self.triggered)
+        new._claims = {old: set(ids) for old, ids in self._claims.items()}
+        incoming = {item.id: item for item in added}
+        dropped: dict[str, list[int]] = {}
+        for entry_id in {*gone, *incoming}:
+            slot, stems = new._unlink(entry_id)
+            for stem in stems:
+                dropped.setdefault(stem, []).append(slot)
+        for stem, slots in dropped.items():
+            posting = without(new._postings[stem], slots)
+            if posting is None:
+                del new._postings[stem]
+            else:
+                new._postings[stem] = posting
+        batch = Batch(new._postings, new._df, fresh=set(dropped))
+        for item in incoming.values():
+            new._add(item, batch)
+        batch.post()
+        return new
+
+    def _unlink(self, entry_id: str) -> tuple[int, set[str]]:
+        """Remove the entry with this id from every table but the postings; return its slot
+        and the stems whose postings hold it (-1 and none when there is no such entry)."""
         slot = self._by_id.pop(entry_id, None)
         if slot is None:
-            return
+            return -1, set()
         indexed = self._slots.pop(slot)
         item = indexed.entry
         if self._by_path.get(pattern.clean(item.path)) == entry_id:
@@ -402,11 +450,7 @@ class Index:
                 self._df[token] = count
             else:
                 del self._df[token]
-        for stem in {s for counts in tiers for s in counts}:
-            posting = self._postings[stem]
-            posting.remove(slot)
-            if not posting.slots:
-                del self._postings[stem]
+        return slot, {s for counts in tiers for s in counts}
 
     def _targets(self, target: str) -> dict[str, set[int]]:
         return self._literal if pattern.compile(target).literal else self._globs

@@ -70,6 +70,17 @@ class Posting:
             del impacts[at]
 
 
+def without(posting: Posting, gone: Iterable[int]) -> Posting | None:
+    """Return a new posting holding what `posting` holds but the slots `gone`, or None when
+    nothing is left; `posting` is left as it is (an index being read may hold it)."""
+    slots = numpy.frombuffer(posting.slots, numpy.int32)
+    keep = ~numpy.isin(slots, numpy.fromiter(gone, dtype=numpy.int32))
+    if not keep.any():
+        return None
+    impacts = numpy.frombuffer(posting.impacts, numpy.uint8)[keep]
+    return Posting(array("i", slots[keep].tobytes()), array("B", impacts.tobytes()))
+
+
 class Batch:
     """The stems and tokens of entries indexed but not yet posted, in slot order: posted
     together into `postings` and `df` once BATCH_POSTINGS of them are held (and when asked),
@@ -77,11 +88,16 @@ class Batch:
     posting per stem and entry was a third of a cold load); an entry added alone is a
     batch of one."""
 
-    __slots__ = ("counts", "df", "frequencies", "postings", "slots", "stems", "tokens")
+    __slots__ = ("counts", "df", "frequencies", "fresh", "postings", "slots", "stems", "tokens")
 
-    def __init__(self, postings: dict[str, Posting], df: dict[str, int]) -> None:
+    def __init__(
+        self, postings: dict[str, Posting], df: dict[str, int], fresh: set[str] | None = None
+    ) -> None:
         self.postings = postings
         self.df = df
+        # With `fresh` (copy on write), only the postings of these stems are this index's own
+        # to extend; any other is shared with the index it was copied from, and is replaced.
+        self.fresh = fresh
         self.stems: list[str] = []
         self.frequencies = array("d")
         self.slots = array("i")
@@ -123,8 +139,15 @@ class Batch:
         )
         for stem, (held, weights) in zip(named, runs, strict=True):
             posting = postings.get(stem)
+            if posting is not None and self.fresh is not None and stem not in self.fresh:
+                shared = numpy.frombuffer(posting.impacts, numpy.uint8)
+                held = numpy.concatenate((numpy.frombuffer(posting.slots, numpy.int32), held))
+                weights = numpy.concatenate((shared, weights))
+                posting = None
             if posting is None:
                 postings[stem] = Posting(array("i", held.tobytes()), array("B", weights.tobytes()))
+                if self.fresh is not None:
+                    self.fresh.add(stem)
             else:
                 own_slots, own_impacts = posting.own()
                 own_slots.frombytes(held.tobytes())

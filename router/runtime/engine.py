@@ -218,27 +218,31 @@ class Engine:
     # -- catalog changes ---------------------------------------------------------------------
 
     def update(self, changed: Iterable[str], fresh: Catalog | None = None) -> None:
-        """Re-read the changed files (repository-relative) and bring the index in line.
+        """Re-read the changed files (repository-relative) and bring the index in line, in
+        place: see `updated`. The caller keeps routes out while this runs."""
+        after = self.updated(changed, fresh)
+        self.catalog, self.index = after.catalog, after.index
 
-        Only the entries of the keys the changed files touch (`claim.affected`: their ids,
-        the skills they are pages of) are replaced, as a fresh load would settle them. The
-        caller keeps routes out while this runs. A caller that has already read the files,
-        outside its lock, passes `fresh` (`catalog.refresh(config, self.catalog, changed)`,
-        its `settled` read there too), so only the swap runs under it."""
+    def updated(self, changed: Iterable[str], fresh: Catalog | None = None) -> Engine:
+        """Return an engine over this one's catalog with the changed files (repository-
+        relative) re-read; this one is left as it is, so requests holding it answer from it
+        whole meanwhile. Only the entries of the keys the changed files touch
+        (`claim.affected`: their ids, the skills they are pages of) are replaced, as a fresh
+        load would settle them; the index is a copy sharing the rest (`Index.revised`). A
+        caller that has already read the files passes `fresh` (`catalog.refresh(config,
+        self.catalog, changed)`, its `settled` read there too)."""
         changed = {pattern.clean(p) for p in changed}
         before = self.catalog
-        self.catalog = fresh if fresh is not None else catalog.refresh(self.config, before, changed)
-        was, now = before.settled, self.catalog.settled
-        keys = claim.affected(before.files, was, self.catalog.files, now, changed)
+        after = fresh if fresh is not None else catalog.refresh(self.config, before, changed)
+        was, now = before.settled, after.settled
+        keys = claim.affected(before.files, was, after.files, now, changed)
         held = [e for name in sorted(keys) for e in now.groups.get(name, ())]
         kept = {e.id for e in held}
-        for name in keys:
-            for item in was.groups.get(name, ()):
-                if item.id not in kept:
-                    self.index.remove(item.id)
-        for item in held:
-            if self.index.get(item.id) != item:
-                self.index.add(item)
+        gone = {i.id for name in keys for i in was.groups.get(name, ()) if i.id not in kept}
+        added = [item for item in held if self.index.get(item.id) != item]
+        engine = Engine.of_parts(self.config, after, self.index.revised(gone, added), self.version)
+        engine.nearby = self.nearby  # the vectors worker makes the new ones (`vectors`)
+        return engine
 
     def reload(self) -> None:
         """Re-read the whole catalog and rebuild the index."""

@@ -1,9 +1,14 @@
 """The daemon: a hot index kept in step with the catalog on disk by a file watcher, served
-over HTTP on a Unix socket (`server` is the transport). Every request takes one lock, and so
-does swapping in a catalog change (read and parsed before, outside it), so a route never sees
-a half-applied change and never waits for a slow file. It answers while it loads (status
-only), and says when it should exit on its own: after an idle time without requests, and
-when its repository root is gone. Running it as a process is `foreground`'s."""
+over HTTP on a Unix socket (`server` is the transport).
+
+A change is never applied to the engine that serves: the next engine is made beside it from
+the changed files (`Engine.updated`, sharing what did not change) and swapped in whole under
+the request lock, which routes take too; so a route answers from the catalog before a burst
+of changes or the one after it, never a part, and never waits for the change to be made.
+Status and the other requests that read no shared request state take no lock at all. It
+answers while it loads (status only), and says when it should exit on its own: after an idle
+time without requests, and when its repository root is gone. Running it as a process is
+`foreground`'s."""
 
 from __future__ import annotations
 
@@ -35,11 +40,11 @@ WATCH_READY_SECONDS = 5.0
 # test's idle time of a second or two is kept to a fraction of a second, and a stat and a clock
 # read this often cost nothing.
 KEEPER_SECONDS = 0.2
-# A reload landing between reading changed files and swapping them in makes the read stale, so
-# it is done again; after this many tries the read is done under the lock (it always ends).
-SWAP_TRIES = 3
 # What a daemon still loading its catalog answers; everything else gets 503 `loading`.
 LOADING_ANSWERS = frozenset({"/v1/status", "/v1/shutdown"})
+# Requests answered without the request lock: they touch no session or count of the app, and
+# read the engine once, so they answer at once while a route runs or an update is made.
+UNLOCKED = frozenset({"/v1/status", "/v1/diagnostics", "/v1/reload", "/v1/shutdown"})
 
 
 class Service:
@@ -61,7 +66,11 @@ class Service:
         self.version = version
         self.load = load
         self.idle_seconds = idle_seconds  # overrides the config's idle_minutes when given
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # requests, and the swap of a new engine
+        # One change at a time (the watcher's bursts, a reload): a change is made from the
+        # engine serving, which only its maker swaps out.
+        self.writing = threading.Lock()
+        self.pending = threading.Event()  # the watcher holds a burst of changes not yet applied
         self.started_at = timestamp()
         self.started = time.monotonic()
         self.last_request = self.started
@@ -133,8 +142,8 @@ class Service:
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
     ) -> tuple[int, Any]:
-        """Return (status, document) for one request, answered by the app under the lock (a
-        route never sees a half-applied change); a hook answer is text (str). Never raises.
+        """Return (status, document) for one request, answered by the app under the request
+        lock but for UNLOCKED ones; a hook answer is text (str). Never raises.
 
         While the catalog loads, only LOADING_ANSWERS are answered; the rest get 503
         `loading` at once (a hook fails open rather than wait)."""
@@ -146,8 +155,11 @@ class Service:
                 f"the daemon is still loading the catalog ({waited:.1f} s so far); "
                 "try again in a moment (kroute status shows when it is ready)",
             )
-        with self.lock:
+        if path.partition("?")[0] in UNLOCKED:
             answer = self.app.answer(method, path, body, source)
+        else:
+            with self.lock:
+                answer = self.app.answer(method, path, body, source)
         self.last_request = time.monotonic()
         return answer.status, answer.document
 
@@ -168,7 +180,8 @@ class Service:
     # -- what only a daemon answers (service.Control) ------------------------------------------
 
     def status(self) -> dict[str, Any]:
-        cat = self.engine.catalog
+        engine = self.engine  # read once: an update may swap it meanwhile
+        cat = engine.catalog
         return {
             "phase": "ready" if self.ready.is_set() else "loading",
             "load": self.loaded.as_dict() if self.loaded is not None else None,
@@ -181,13 +194,16 @@ class Service:
             "socket": str(self.places.socket),
             "started_at": self.started_at,
             "uptime_s": round(time.monotonic() - self.started, 3),
-            "entries": len(self.engine.index),
+            "entries": len(engine.index),
             "fingerprint": cat.fingerprint,
             "errors": len(cat.errors) + (1 if self.config_error is not None else 0),
             "warnings": len(cat.diagnostics) - len(cat.errors),
             "stale": len(cat.stale),
             "routes": self.app.routes,
             "updates": self.updates,
+            # changes seen on disk and not yet in the index: routes answer from the catalog
+            # before them until they are swapped in whole
+            "updating": self.pending.is_set() or self.writing.locked(),
             # lines the shadow log lost (a full disk, a full day): the routes were answered
             "shadow": {
                 "unwritten": self.recorder.losses.unwritten,
@@ -209,18 +225,17 @@ class Service:
         return {"diagnostics": found, "stale": list(cat.stale)}
 
     def reload(self) -> dict[str, Any]:
-        """Re-read the config file and the whole catalog, and have the watcher set its watches
-        afresh. Returns the new entry count, fingerprint and config error (None when the file
-        is in force). Runs under the request lock (`dispatch` calls it)."""
-        self.config = self._read_config()
-        self.reads_began_ns = time.time_ns()
-        self.engine = self.load(self.config, self.version)
-        self.vectors.want()
-        self.updates += 1
+        """Re-read the config file and the whole catalog, swap them in, and have the watcher
+        set its watches afresh. Returns the new entry count, fingerprint and config error
+        (None when the file is in force). Routes are answered from the engine before until
+        the swap."""
+        with self.writing:
+            self._replace(self._read_config())
         self.rearm.set()
+        engine = self.engine
         return {
-            "entries": len(self.engine.index),
-            "fingerprint": self.engine.catalog.fingerprint,
+            "entries": len(engine.index),
+            "fingerprint": engine.catalog.fingerprint,
             "config_error": self.config_error,
         }
 
@@ -230,89 +245,99 @@ class Service:
 
     # -- catalog changes ---------------------------------------------------------------------
 
-    def apply(self, changed: set[Path]) -> None:
-        """Bring the index in line with changed paths (absolute). A changed config reloads
-        everything (an invalid one is kept as `config_error`, the last good one stays in
-        force); catalog files are re-read one by one. Files are read and parsed outside the
-        lock; only the swap takes it. Never raises."""
-        root = self.config.root
+    def apply(self, changed: set[Path], resync: bool = False) -> None:
+        """Bring the index in line with a burst of changes: the changed paths (absolute), and
+        with `resync` whatever changed while no watch was set (the watches were set afresh:
+        every file is stat'ed, see `_catch_up`). A changed config reloads everything (an
+        invalid one is kept as `config_error`, the last good one stays in force); otherwise
+        the changed catalog files are read into a new engine made beside the one serving,
+        swapped in whole once made. Never raises."""
         try:
-            if self.config.file is not None and self.config.file in changed:
-                self.resync()
-                return
-            rels: set[str] = set()
-            for path in changed:
-                try:
-                    rel = path.relative_to(root).as_posix()
-                except ValueError:
-                    continue
-                if walk.format_of(rel) is not None:
-                    rels.add(rel)
-                if path.is_dir():  # a directory moved in: the watcher names only the directory
-                    rels.update(
-                        f.relative_to(root).as_posix()
-                        for f in path.rglob("*")
-                        if walk.format_of(f.name) is not None
-                    )
-                elif not path.is_file():  # a directory moved out or removed, files and all
-                    rels.update(f for f in self.engine.catalog.files if f.startswith(rel + "/"))
-            if rels:
-                self._update(sorted(rels))
+            with self.writing:
+                if resync or (self.config.file is not None and self.config.file in changed):
+                    fresh = self._read_config()
+                    if fresh != self.config:
+                        self._replace(fresh)
+                        return
+                rels = self._changed_files(changed)
+                problems = None
+                if resync:
+                    found, problems = self._catch_up()
+                    rels.update(found)
+                if rels or (problems is not None and problems != self.engine.catalog.walk):
+                    self._update(sorted(rels), problems)
         except Exception:
             traceback.print_exc(file=sys.stderr)
+        finally:
+            self.pending.clear()
+
+    def resync(self) -> None:
+        """Bring the index in line with everything on disk after the watches were set
+        afresh (see `apply`). Never raises."""
+        self.apply(set(), resync=True)
+
+    def _changed_files(self, changed: set[Path]) -> set[str]:
+        """Return the catalog files (repository-relative) the changed paths name: the files
+        themselves, those under a directory moved in, and those the index holds under a
+        directory moved out or removed."""
+        root = self.config.root
+        rels: set[str] = set()
+        for path in changed:
+            try:
+                rel = path.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            if walk.format_of(rel) is not None:
+                rels.add(rel)
+            if path.is_dir():  # a directory moved in: the watcher names only the directory
+                rels.update(
+                    f.relative_to(root).as_posix()
+                    for f in path.rglob("*")
+                    if walk.format_of(f.name) is not None
+                )
+            elif not path.is_file():  # a directory moved out or removed, files and all
+                rels.update(f for f in self.engine.catalog.files if f.startswith(rel + "/"))
+        return rels
 
     def _update(
         self, rels: list[str], problems: tuple[diagnostic.Diagnostic, ...] | None = None
     ) -> None:
-        """Read and parse the changed catalog files (repository-relative) outside the lock,
-        then take it to swap the result into the engine; `problems` are a fresh walk's, if
-        the caller walked the roots (see `catalog.refresh`)."""
-        for _ in range(SWAP_TRIES):
-            engine = self.engine
-            before = engine.catalog
-            fresh = catalog.refresh(engine.config, before, rels, problems)
-            with self.lock:
-                if self.engine is engine and engine.catalog is before:
-                    engine.update(rels, fresh)
-                    self.updates += 1
-                    self.vectors.want()
-                    return
+        """Make the engine with the changed catalog files (repository-relative) read again,
+        outside the request lock, and swap it in under it; `problems` are a fresh walk's,
+        if the caller walked the roots (see `catalog.refresh`). The caller holds `writing`."""
+        engine = self.engine
+        fresh = catalog.refresh(engine.config, engine.catalog, rels, problems)
+        self._swap(engine.updated(rels, fresh))
+
+    def _replace(self, config: Config) -> None:
+        """Load the whole catalog under `config` outside the request lock and swap it in with
+        the config. The caller holds `writing`."""
+        began_ns = time.time_ns()
+        engine = self.load(config, self.version)
+        self._swap(engine, config, began_ns)
+
+    def _swap(
+        self, engine: Engine, config: Config | None = None, began_ns: int | None = None
+    ) -> None:
+        """Put a new engine in, under the request lock: the route running now ends on the
+        engine it began with, the next one begins on this one."""
         with self.lock:
-            engine = self.engine
-            engine.update(rels, catalog.refresh(engine.config, engine.catalog, rels, problems))
+            self.engine = engine
+            if config is not None:
+                self.config = config
+            if began_ns is not None:
+                self.reads_began_ns = began_ns
             self.updates += 1
         self.vectors.want()
 
-    def resync(self) -> None:
-        """Re-read the config file and the whole catalog outside the lock, then swap them in:
-        after the watches were set afresh, or the config changed. An invalid config keeps
-        the one in force (see `config_error`). Never raises."""
-        try:
-            fresh = self._read_config()
-            if fresh == self.config:
-                self._catch_up()
-                return
-            began_ns = time.time_ns()
-            engine = self.load(fresh, self.version)
-            with self.lock:
-                self.config = fresh
-                self.engine = engine
-                self.reads_began_ns = began_ns
-                self.updates += 1
-            self.vectors.want()
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-
-    def _catch_up(self) -> None:
-        """Bring the engine in line with the catalog on disk after events may have been
-        missed (the watches were set afresh), under an unchanged config: every file is
-        stat'ed and only those whose stamp differs from the one read are read again, as a
-        restart from a snapshot does. Costs a walk, not a cold load."""
+    def _catch_up(self) -> tuple[list[str], tuple[diagnostic.Diagnostic, ...]]:
+        """Return the catalog files that differ on disk from what the engine read, after
+        events may have been missed (the watches were set afresh), and the walk's problems:
+        every file is stat'ed and only those whose stamp differs from the one read count, as
+        a restart from a snapshot does. Costs a walk, not a cold load."""
         engine = self.engine
         racy_from = self.reads_began_ns - snapshot.RACY_NS
-        changed, problems = catalog.changed_since(engine.config, engine.catalog, racy_from)
-        if changed or problems != engine.catalog.walk:
-            self._update(changed, problems)
+        return catalog.changed_since(engine.config, engine.catalog, racy_from)
 
     def _read_config(self) -> Config:
         """Return the configuration the config file now holds, or the one in force when it

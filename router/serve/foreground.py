@@ -5,6 +5,7 @@ is read here and nowhere below."""
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import signal
@@ -78,17 +79,16 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
 
     def watcher() -> None:
         try:
-            for batch in watch.follow(service.watch_targets, service.stop, service.rearm, changes):
+            batches = watch.follow(service.watch_targets, service.stop, service.rearm, changes)
+            busy = functools.partial(watch.git_busy, config.root)
+            for batch in watch.bursts(batches, busy, service.pending.set):
                 watching.set()
                 if not (batch.resync or batch.paths):
                     continue
                 while not service.settled.wait(KEEPER_SECONDS):  # a snapshot being written
                     if service.stop.is_set():
                         return
-                if batch.resync:
-                    service.resync()
-                elif batch.paths:
-                    service.apply(set(batch.paths))
+                service.apply(set(batch.paths), resync=batch.resync)
         except Exception:
             traceback.print_exc(file=sys.stderr)
         finally:

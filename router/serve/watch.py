@@ -6,6 +6,10 @@ docs && git checkout docs`), renamed away, or a watched file is replaced by an a
 (`sed -i`, an editor writing a temporary file and renaming it over), the watch is left on
 something that is no longer there. `follow` notices that and sets the watches afresh.
 
+A burst of changes (a checkout, a rebase, a folder deleted and restored) comes as many
+batches; `bursts` merges them into one, so that the daemon applies the burst as one update and
+a route sees the catalog before it or after it, never a part.
+
 Tests replace `changes` with a function of the same shape; nothing else imports watchfiles.
 """
 
@@ -13,7 +17,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Generator, Iterator, Sequence
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +34,16 @@ IDLE_MS = 50
 # After the watches could not be set (a path vanished between naming and watching it), wait
 # this long before trying again, so a path that keeps vanishing does not spin the watcher.
 RETRY_SECONDS = 0.05
+
+# A burst ends once no change came for this long (and no git operation holds its lock): long
+# enough to span the gap between `rm -rf docs` and the `git checkout docs` after it, and the
+# watches being set afresh in between; short enough that an edit reaches the next prompt.
+QUIET_SECONDS = 0.2
+# A burst is applied at the latest this long after it began, however long its writer goes on,
+# so that a process rewriting the catalog without pause cannot keep the index from changing.
+BURST_LIMIT_SECONDS = 10.0
+# What a git operation holds while it changes the index and the working tree.
+GIT_LOCK = "index.lock"
 
 Changes = Callable[[Sequence[Path], threading.Event], Generator[set[Path], None, None]]
 # What a watch is bound to, per target: (device, inode), or None for a missing path. An inode
@@ -122,3 +137,51 @@ def _quiet(stop: threading.Event) -> Generator[set[Path], None, None]:
     named paths are still checked for appearing."""
     while not stop.wait(IDLE_MS / 1000):
         yield set()
+
+
+def bursts(
+    batches: Iterable[Batch],
+    busy: Callable[[], bool] = lambda: False,
+    began: Callable[[], object] = lambda: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[Batch]:
+    """Yield the batches of `batches` merged, one per burst of changes: a burst ends at the
+    first batch (an empty one, on the watcher's idle wake) that comes QUIET_SECONDS after
+    the last change while `busy()` is false, or BURST_LIMIT_SECONDS after the burst began.
+    `began` is called as a burst begins. Empty batches pass through while no burst is held
+    (the first says the watches are set); a burst held when `batches` ends is yielded."""
+    held: Batch | None = None
+    first = last = 0.0
+    for batch in batches:
+        now = clock()
+        if batch.paths or batch.resync:
+            if held is None:
+                began()
+                held, first = batch, now
+            else:
+                held = Batch(held.paths | batch.paths, held.resync or batch.resync)
+            last = now
+        elif held is None:
+            yield batch
+            continue
+        if now - first >= BURST_LIMIT_SECONDS or (now - last >= QUIET_SECONDS and not busy()):
+            yield held
+            held = None
+    if held is not None:
+        yield held
+
+
+def git_busy(root: Path) -> bool:
+    """Return whether a git operation (a checkout, a rebase step, a merge) is under way in the
+    repository holding `root`: its index lock exists. False outside a git repository."""
+    for folder in (root, *root.parents):
+        dot = folder / ".git"
+        try:
+            if dot.is_file():  # a worktree or a submodule: `gitdir: <where>`
+                where = dot.read_text(encoding="utf-8").partition("gitdir:")[2].strip()
+                return (folder / where / GIT_LOCK).exists()
+            if dot.is_dir():
+                return (dot / GIT_LOCK).exists()
+        except OSError:
+            return False
+    return False

@@ -1,0 +1,288 @@
+"""Updates never block requests (issue 31, item 2): a change is made beside the index that
+serves and swapped in whole, a burst of changes is one update, status answers at any time,
+and after any sequence of changes the daemon's index is a cold load's. Real files, real git,
+the real watcher in a real daemon process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from router.core import config, index
+from router.runtime.engine import Engine
+from router.serve import client, daemon
+
+from conftest import DEMO, eventually, kroute, within
+
+# How long a request or a settling daemon is given (generous: the box is loaded); not a
+# timing assertion.
+ANSWER_SECONDS = 10.0
+SETTLE_SECONDS = 60.0
+DOC = "---\nid: {id}\ntitle: {title}\nsummary: {words}\n---\n\n# {title}\n\n{words}\n"
+BRANCH_DOCS = 300
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def started(repo: Path) -> client.Target:
+    result = kroute("start", cwd=repo)
+    assert result.returncode == 0, result.stderr
+    return client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
+
+
+def status(target: client.Target) -> dict[str, Any]:
+    return client.call(target, "GET", "/v1/status", timeout=ANSWER_SECONDS).json()
+
+
+def cold(repo: Path) -> tuple[str, list[str]]:
+    """Return the fingerprint and the entry ids (in path order) of a cold load of `repo`."""
+    engine = Engine.load(config.load((repo / "kroute.toml").resolve()))
+    return engine.catalog.fingerprint, [e["id"] for e in engine.listing()["entries"]]
+
+
+def served(target: client.Target) -> tuple[str, list[str]]:
+    """Return the fingerprint and the entry ids (in path order) the daemon serves."""
+    listing = client.call(target, "GET", "/v1/catalog", timeout=ANSWER_SECONDS).json()
+    return status(target)["fingerprint"], [e["id"] for e in listing["entries"]]
+
+
+def settled_as_cold(target: client.Target, repo: Path) -> None:
+    """Wait until the daemon has no update pending and serves what a cold load gives."""
+    want = cold(repo)
+
+    def same() -> bool:
+        return not status(target)["updating"] and served(target) == want
+
+    assert eventually(same, SETTLE_SECONDS), f"daemon {served(target)} != cold load {want}"
+
+
+# -- a change is made beside the index that serves -------------------------------------------
+
+
+def test_status_and_routes_answer_from_the_index_before_while_an_update_is_made(
+    copy_tree: Callable[[Path], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a changed document is being indexed, status answers at once and says an update
+    is in progress, and a route answers from the whole catalog before the change."""
+    from router.base import paths
+
+    repo = copy_tree(DEMO)
+    cfg = config.load((repo / "kroute.toml").resolve())
+    service = daemon.Service(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    service.prepare()
+    before = len(service.engine.index)
+    new = repo / "docs" / "how-to" / "stalled.md"
+    new.write_text(DOC.format(id="TW-STALL", title="Stalled", words="sloth molasses glacier"))
+    indexing, release = threading.Event(), threading.Event()
+    fields_of = index.fields_of
+
+    def stalled(item: Any) -> Any:
+        if item.id == "TW-STALL":
+            indexing.set()
+            release.wait(60)
+        return fields_of(item)
+
+    monkeypatch.setattr(index, "fields_of", stalled)
+    change = threading.Thread(target=service.apply, args=({new},))
+    change.start()
+    try:
+        assert indexing.wait(ANSWER_SECONDS)
+        code, now = within(ANSWER_SECONDS, lambda: service.dispatch("GET", "/v1/status", b""))
+        assert code == 200 and now["updating"] is True and now["entries"] == before
+        body = b'{"task": "rotate the webhook signing key"}'
+        code, routed = within(ANSWER_SECONDS, lambda: service.dispatch("POST", "/v1/route", body))
+        assert code == 200 and routed["catalog"]["entries"] == before
+    finally:
+        release.set()
+        change.join(60)
+    _, after = service.dispatch("GET", "/v1/status", b"")
+    assert after["updating"] is False and after["entries"] == before + 1
+
+
+# -- a burst is one update ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def branched(copy_tree: Callable[[Path], Path]) -> Path:
+    """The demo as a git repository with a branch `other` adding BRANCH_DOCS documents in
+    ten folders and deleting a folder of the demo."""
+    repo = copy_tree(DEMO)
+    git(repo, "init", "-q")
+    git(repo, "checkout", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "main")
+    git(repo, "checkout", "-q", "-b", "other")
+    shutil.rmtree(repo / "docs" / "how-to")
+    for n in range(BRANCH_DOCS):
+        path = repo / "docs" / "generated" / f"group-{n % 10}" / f"doc-{n}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(DOC.format(id=f"GEN-{n}", title=f"Doc {n}", words=f"branch doc {n}"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "other")
+    git(repo, "checkout", "-q", "main")
+    return repo
+
+
+class Poller:
+    """Routes and asks for status without pause on a thread, keeping every route's entry
+    count and every failure (a request unanswered in ANSWER_SECONDS among them)."""
+
+    def __init__(self, target: client.Target) -> None:
+        self.target = target
+        self.counts: list[int] = []
+        self.failures: list[str] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        body = {"task": "rotate the webhook signing key"}
+        while not self.stop.is_set():
+            try:
+                routed = client.call(self.target, "POST", "/v1/route", body, timeout=ANSWER_SECONDS)
+                self.counts.append(routed.json()["catalog"]["entries"])
+                status(self.target)
+            except Exception as error:
+                self.failures.append(repr(error))
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(60)
+
+
+@pytest.fixture
+def poller(branched: Path) -> Iterator[Poller]:
+    running = Poller(started(branched))
+    yield running
+    running.close()
+
+
+def test_a_branch_switch_and_a_folder_deleted_and_restored_are_each_one_update(
+    branched: Path, poller: Poller
+) -> None:
+    """Every route answers from the whole catalog before a checkout or the whole one after
+    it, never a part; so does a folder deleted and checked out again at once (the catalog
+    never goes empty); and status answers throughout."""
+    target = poller.target
+    settled_as_cold(target, branched)
+    main = status(target)["entries"]
+    git(branched, "checkout", "-q", "other")
+    settled_as_cold(target, branched)
+    other = status(target)["entries"]
+    subprocess.run("rm -rf docs && git checkout docs", shell=True, cwd=branched, check=True)
+    settled_as_cold(target, branched)
+    git(branched, "checkout", "-q", "main")
+    settled_as_cold(target, branched)
+    poller.close()
+    assert not poller.failures
+    assert poller.counts, "no route was answered"
+    assert set(poller.counts) <= {main, other}, sorted(set(poller.counts))
+
+
+# -- after any sequence of changes, the index is a cold load's -------------------------------
+
+
+FOLDERS = ("docs", "docs/a", "docs/b", "docs/a/deep")
+
+
+@st.composite
+def moves(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+    """Draw a sequence of changes to a catalog tree: (kind, picks...); picks are folded onto
+    what exists when the change is made."""
+    kinds = st.sampled_from(["add", "edit", "delete", "rename", "move folder", "delete folder"])
+    step = st.tuples(kinds, st.integers(0, 99), st.integers(0, 99))
+    return draw(st.lists(step, min_size=1, max_size=8))
+
+
+class Tree:
+    """A catalog tree under change, naming its documents and folders uniquely."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self.made = 0
+        (repo / "kroute.toml").write_text('roots = ["docs"]\n')
+        for folder in FOLDERS:
+            for _ in range(2):
+                self.add(folder)
+
+    def add(self, folder: str) -> None:
+        self.made += 1
+        path = self.repo / folder / f"doc-{self.made}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        words = f"subject {self.made} otter heron"
+        path.write_text(DOC.format(id=f"D-{self.made}", title=f"Doc {self.made}", words=words))
+
+    def documents(self) -> list[Path]:
+        return sorted((self.repo / "docs").rglob("*.md"))
+
+    def folders(self) -> list[Path]:
+        return sorted(p for p in (self.repo / "docs").rglob("*") if p.is_dir())
+
+    def make(self, kind: str, first: int, second: int) -> None:
+        docs, folders = self.documents(), self.folders()
+        if kind == "add" or not docs:
+            self.add(FOLDERS[first % len(FOLDERS)])
+        elif kind == "edit":
+            doc = docs[first % len(docs)]
+            doc.write_text(doc.read_text().replace("otter", f"otter {second}", 1))
+        elif kind == "delete":
+            docs[first % len(docs)].unlink()
+        elif kind == "rename":
+            self.made += 1
+            doc = docs[first % len(docs)]
+            doc.rename(doc.with_name(f"renamed-{self.made}.md"))
+        elif folders and kind == "move folder":
+            self.made += 1
+            folder = folders[first % len(folders)]
+            into = self.repo / FOLDERS[second % len(FOLDERS)]
+            if into.is_dir() and not into.is_relative_to(folder):
+                folder.rename(into / f"moved-{self.made}")
+        elif folders and kind == "delete folder":
+            folder = folders[first % len(folders)]
+            saved = self.repo / f"saved-{self.made}"
+            shutil.copytree(folder, saved)
+            shutil.rmtree(folder)
+            if second % 2:  # restored at once: the same burst
+                shutil.copytree(saved, folder)
+            shutil.rmtree(saved)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Iterator[tuple[Tree, client.Target]]:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    made = Tree(repo)
+    yield made, started(repo)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(sequence=moves())
+def test_after_any_sequence_of_changes_the_index_is_a_cold_load(
+    tree: tuple[Tree, client.Target], sequence: list[tuple[Any, ...]]
+) -> None:
+    """Random adds, edits, deletes, renames, folder moves and folder deletions (some
+    restored at once), made back to back: once they settle, the daemon's entries and
+    fingerprint are those of a cold load of the tree."""
+    made, target = tree
+    for kind, first, second in sequence:
+        made.make(kind, first, second)
+    settled_as_cold(target, made.repo)
