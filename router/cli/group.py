@@ -162,14 +162,16 @@ def _log_crash() -> Path | None:
 
     from router.base import paths
 
-    log = paths.state_dir(os.environ) / "logs" / CRASH_LOG
+    state = paths.state_dir(os.environ)
+    log = state / "logs" / CRASH_LOG
     try:
-        log.parent.mkdir(parents=True, exist_ok=True)
+        paths.prepare(log.parent, state=state)  # the daemon's logs share it: 0700, checked
         stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        with log.open("a", encoding="utf-8") as handle:
+        fd = paths.open_private(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        with open(fd, "a", encoding="utf-8") as handle:
             handle.write(f"--- {stamp} kroute {__version__} {' '.join(sys.argv[1:])}\n")
             handle.write(traceback.format_exc())
-    except OSError:
+    except (OSError, KrouteError):
         return None
     return log
 

@@ -33,7 +33,11 @@ def shadow_group() -> None:
 
 def _log_dir(catalog_dir: Path | None, config_file: Path | None) -> Path:
     cfg = resolve_config(catalog_dir, config_file)
-    return shadow.log_dir(paths.state_dir(os.environ), paths.key(cfg.root, cfg.file))
+    state = paths.state_dir(os.environ)
+    directory = shadow.log_dir(state, paths.key(cfg.root, cfg.file))
+    if directory.exists():  # a log another user could have written is not read
+        paths.prepare(directory, state=state)
+    return directory
 
 
 def _records(catalog_dir: Path | None, config_file: Path | None, since: str | None) -> list[Any]:

@@ -65,6 +65,7 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
         raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
     client.clean(t)
     places = t.places
+    paths.prepare(places.state, state=places.state)  # its logs, snapshots and prompts
     paths.private_dir(places.runtime)
     service = Service(
         config, places, version=version, idle_seconds=idle_seconds, snapshot_after=snapshot_after
