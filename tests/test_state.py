@@ -85,7 +85,7 @@ def test_a_state_dir_another_user_made_first_is_refused_and_gets_no_prompt(
         env={**os.environ, **env, "KROUTE_HOOK_DEADLINE": "60"},
         timeout=120,
     )
-    assert hooked.returncode == 0 and "Error" not in hooked.stdout
+    assert (hooked.returncode, hooked.stdout, hooked.stderr) == (0, "", "")  # silently nothing
     assert list(shared.iterdir()) == [] and leaked(shared) == []
     assert (os.lstat(shared).st_uid, stat.S_IMODE(os.lstat(shared).st_mode)) == (NOBODY, bits)
 

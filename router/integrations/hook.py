@@ -143,12 +143,18 @@ def _in_process(
     root: str, config_file: str, harness: str, event: str, raw: bytes, env: "Mapping[str, str]"
 ) -> str:
     """Return the answer made in this process, having started a daemon in the background
-    for next time (the slow path: heavy imports, this once)."""
+    for next time (the slow path: heavy imports, this once).
+
+    Raises StateError, and answers nothing, when the state dir is not the user's alone:
+    the prompt would be logged where another user reads it."""
     from pathlib import Path
 
+    from router.base import paths
     from router.serve import client, service
 
     target = client.target(Path(root), Path(config_file), env)
+    state = target.places.state
+    paths.prepare(state, state=state)
     _start_in_background(target, env)
     return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)
 
