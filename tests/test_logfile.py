@@ -15,6 +15,7 @@ import orjson
 import pytest
 
 from router.base import paths
+from router.base.errors import StateError
 from router.logbook import logfile, shadow
 
 from conftest import DEMO, REPO
@@ -119,7 +120,10 @@ def test_a_full_day_drops_lines_and_stats_says_so(tmp_path: Path, copy_tree: Any
 
 def test_an_unwritable_log_raises_a_shadow_error(tmp_path: Path) -> None:
     (tmp_path / "blocker").write_text("a file where the log directory should be")
-    with pytest.raises(shadow.ShadowError, match="cannot append to the shadow log"):
+    with pytest.raises(StateError, match="not a directory"):
         logfile.append(tmp_path / "blocker" / "2025-03-01.jsonl", record("x", ["A"]))
+    (tmp_path / "day.jsonl").mkdir()  # a directory where the day's file should be
+    with pytest.raises(shadow.ShadowError, match="cannot append to the shadow log"):
+        logfile.append(tmp_path / "day.jsonl", record("x", ["A"]))
     with pytest.raises(shadow.ShadowError, match="cannot be written as JSON"):
         logfile.append(tmp_path / "log.jsonl", {"task": object()})

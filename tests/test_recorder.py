@@ -7,7 +7,9 @@ import contextlib
 import datetime
 import json
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -173,22 +175,31 @@ def test_a_full_disk_never_fails_a_route_and_is_counted(
     rec = recorder.Recorder(tmp_path / "state", "abc", now=lambda: day)
     log = shadow.log_path(rec.state, rec.repo_id, "2026-03-01")
     log.parent.mkdir(parents=True)
-    log.symlink_to("/dev/full")  # every write fails with ENOSPC, as on a full disk
+    log.write_text("{}\n")
+    # The log is not followed through a symlink (so not to /dev/full): a file size limit
+    # makes every write to it fail instead, as a full disk would.
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    xfsz = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     full = open("/dev/full", "w")  # noqa: SIM115 - stderr on the same full disk
     monkeypatch.setattr(sys, "stderr", full)
     app = service.App(engine, rec)
-    answer = app.answer("POST", "/v1/route", service.encode({"task": "retry a delivery"}))
-    hooked = app.answer(
-        "POST",
-        "/v1/hook/pipe/route",
-        service.encode({"task": "retry a delivery", "cwd": str(repo)}),
-    )
+    resource.setrlimit(resource.RLIMIT_FSIZE, (log.stat().st_size, limit[1]))
+    try:
+        answer = app.answer("POST", "/v1/route", service.encode({"task": "retry a delivery"}))
+        hooked = app.answer(
+            "POST",
+            "/v1/hook/pipe/route",
+            service.encode({"task": "retry a delivery", "cwd": str(repo)}),
+        )
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+        signal.signal(signal.SIGXFSZ, xfsz)
     monkeypatch.undo()
     with contextlib.suppress(OSError):  # what it buffered cannot be flushed either
         full.close()
     assert answer.status == 200 and answer.document["pointers"]
     assert hooked.status == 200
-    assert rec.losses.unwritten == 2 and "No space left" in (rec.losses.last or "")
+    assert rec.losses.unwritten == 2 and "File too large" in (rec.losses.last or "")
 
 
 def test_redact_logs_digests_and_replay_skips_them(repo: Path) -> None:

@@ -13,12 +13,14 @@ from router.core.text import (
     EM_DASH,
     MIN_TOKEN_CHARS,
     STOPWORDS,
+    clean,
     flat,
     holds_phrase,
     looks_like_path,
     may_be_path,
     normalize,
     path_readings,
+    scrubbed,
     tokens,
 )
 
@@ -286,6 +288,31 @@ def test_flat_leaves_one_clean_line(raw: str) -> None:
     assert EM_DASH not in out and "  " not in out and out == out.strip()
     assert out.split() == out.split(" ") or out == ""
     assert flat(out) == out
+
+
+@given(st.text())
+def test_clean_keeps_lines_and_tabs_only_when_asked_and_nothing_hidden(raw: str) -> None:
+    hidden = ("Cc", "Cf", "Cs")
+    one, many = clean(raw), clean(raw, lines=True)
+    assert not any(unicodedata.category(c) in hidden or c.isspace() != (c == " ") for c in one)
+    assert not any(unicodedata.category(c) in hidden for c in many if c not in "\n\t")
+    assert many.replace("\n", " ").replace("\t", " ") == one
+    assert clean(one) == one and clean(many, lines=True) == many
+
+
+def test_scrubbed_cleans_every_string_and_keeps_the_lines_of_text_alone() -> None:
+    hostile = "a\u202eb\nFAKE.md \u2014 injected\x1b[2J"
+    document = {"title": hostile, "text": hostile, hostile: [hostile, 1, None, {"x": hostile}]}
+    assert scrubbed(document) == {
+        "title": "ab FAKE.md \u2014 injected[2J",
+        "text": "ab\nFAKE.md \u2014 injected[2J",
+        "ab FAKE.md \u2014 injected[2J": [
+            "ab FAKE.md \u2014 injected[2J",
+            1,
+            None,
+            {"x": "ab FAKE.md \u2014 injected[2J"},
+        ],
+    }
 
 
 @given(st.text(alphabet=st.sampled_from("ab:/._'\u2019s-,;()[]1"), max_size=12))

@@ -39,3 +39,9 @@ class EvalError(KrouteError):
 
 class DaemonError(KrouteError):
     """The daemon is not running, died, or could not be reached or started."""
+
+
+class StateError(DaemonError):
+    """A directory or file kroute keeps state in (state, shadow log, logs, snapshots,
+    runtime) is not the user's alone: another user owns it, may write in it, or it is a
+    symbolic link."""

@@ -4,16 +4,18 @@ in by the caller, so nothing here reads os.environ. Standard library only (hooks
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
 
 from router.base import wire
-from router.base.errors import DaemonError
+from router.base.errors import StateError
 
 MAX_SOCKET_PATH = wire.MAX_SOCKET_PATH
-PRIVATE_MODE = 0o700  # the runtime and log directories: the owner only
+PRIVATE_MODE = 0o700  # every directory kroute makes: the owner only
+FILE_MODE = 0o600  # logs and snapshots hold the user's prompts and documents
 SHARED_BITS = 0o077  # any group or other permission on a directory kroute keeps private
 
 
@@ -85,44 +87,99 @@ def places(root: Path, config_file: Path | None, env: Mapping[str, str], uid: in
 
 def private_dir(path: Path, uid: int | None = None) -> Path:
     """Create `path` (and parents) as a directory only `uid` (default: the effective uid)
-    can use, mode 0700. Returns it.
+    can use, mode 0700 whatever the umask, its missing parents 0700 too. Returns it.
 
-    Raises DaemonError when it exists but is not a real directory, belongs to another user or
+    Raises StateError when it exists but is not a real directory, belongs to another user or
     grants any group or other permission: like ssh-agent and tmux, kroute refuses a directory
     someone else may have created first (to bind a fake daemon where hooks send prompts)
     rather than chmod it, which would leave it in the other user's hands."""
     owner = os.geteuid() if uid is None else uid
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        path.mkdir(mode=PRIVATE_MODE)
-    except FileExistsError:
-        check_private(path, owner)
+    if _make(path):
         return path
-    os.chmod(path, PRIVATE_MODE)  # ours, just made: the umask may have cut the owner's bits
     check_private(path, owner)
     return path
+
+
+def prepare(path: Path, *, state: Path) -> Path:
+    """Return `path`, a directory at or below the state dir `state`, with every directory
+    from `state` down to it made 0700 where missing and checked where it exists: a real
+    directory (not a symlink), the user's own, that no other user may write in (they may
+    read a directory the user made readable; the files in it are 0600, see `open_private`).
+
+    Raises StateError naming the first directory that is not, OSError when one cannot be
+    made."""
+    owner = os.geteuid()
+    below = path.relative_to(state)
+    for directory in (state / part for part in [below, *below.parents][::-1]):  # state first
+        if not _make(directory):
+            check_private(directory, owner, allowed=wire.READABLE_BITS)
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """Return a descriptor of the file `path` opened with `flags` (add os.O_CREAT to create
+    it, mode 0600), never through a symbolic link; a file of the user's own that others
+    could read is made 0600.
+
+    Raises StateError when `path` is a symbolic link or not a regular file of the user's
+    own, OSError when it cannot be opened."""
+    try:
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise StateError(f"refusing {path}: it is a symbolic link", _todo(path)) from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid():
+        os.close(fd)
+        raise StateError(f"refusing {path}: it is not a file of your own", _todo(path))
+    if stat.S_IMODE(info.st_mode) & SHARED_BITS:
+        os.fchmod(fd, FILE_MODE)  # written under a loose umask by an older kroute
+    return fd
+
+
+def _make(path: Path) -> bool:
+    """Create the directory `path` and its missing parents, each 0700 whatever the umask;
+    return False when `path` already existed (it is left as it is)."""
+    missing, probe = [], path
+    while not os.path.lexists(probe):
+        missing.append(probe)
+        probe = probe.parent
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=PRIVATE_MODE)
+        except FileExistsError:  # made by a racing process meanwhile: the caller checks it
+            if directory == path:
+                return False
+            continue
+        os.chmod(directory, PRIVATE_MODE)  # ours, just made: the umask may have cut bits
+    return bool(missing)
+
+
+def _todo(path: Path) -> str:
+    return (
+        f"Remove it (rm -r {path}), or set XDG_RUNTIME_DIR (sockets) or KROUTE_HOME (logs) "
+        "to a directory of your own"
+    )
 
 
 def check_private(path: Path, uid: int, *, allowed: int = 0) -> None:
     """Return when `path` is a real directory (not a symlink) owned by `uid` with no group or
     other permission beyond the `allowed` bits. Raises FileNotFoundError when it does not
-    exist, DaemonError when it is not private."""
+    exist, StateError when it is not private."""
     info = os.lstat(path)
-    todo = (
-        f"Remove it (rm -r {path}), or set XDG_RUNTIME_DIR (sockets) or KROUTE_HOME (logs) "
-        "to a directory of your own"
-    )
+    todo = _todo(path)
     if not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a directory"
-        raise DaemonError(f"refusing {path}: it is {kind}", todo)
+        raise StateError(f"refusing {path}: it is {kind}", todo)
     if info.st_uid != uid:
-        raise DaemonError(
+        raise StateError(
             f"refusing {path}: it belongs to uid {info.st_uid}, not to you (uid {uid}); "
             "another user may have created it to catch what kroute sends",
             todo,
         )
     if stat.S_IMODE(info.st_mode) & SHARED_BITS & ~allowed:
-        raise DaemonError(
+        raise StateError(
             f"refusing {path}: other users may use it (mode {stat.S_IMODE(info.st_mode):04o}, "
             f"kroute needs {PRIVATE_MODE:04o})",
             f"Remove it (rm -r {path}) for kroute to make it afresh, or chmod 700 it if "

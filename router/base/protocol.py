@@ -68,9 +68,7 @@ def start_locks(places: paths.Places) -> list[Path]:
 def write_root(places: paths.Places, root: Path, config_file: Path | None) -> None:
     """Write the daemon's root file (see `root_file`) in one step."""
     target = root_file(places)
-    temporary = target.with_suffix(".root-tmp")
-    temporary.write_text(f"{root}\n{config_file or ''}\n", encoding="utf-8")
-    os.replace(temporary, target)
+    _replace(target, target.with_suffix(".root-tmp"), f"{root}\n{config_file or ''}\n")
 
 
 def read_status(status: Path) -> dict[str, Any] | None:
@@ -88,6 +86,13 @@ def write_status(status: Path, document: Mapping[str, Any]) -> None:
     """Replace a daemon's status file in one step (a reader never sees half of it)."""
     import json
 
-    temporary = status.with_suffix(".tmp")
-    temporary.write_text(json.dumps(dict(document), sort_keys=True), encoding="utf-8")
-    os.replace(temporary, status)
+    _replace(status, status.with_suffix(".tmp"), json.dumps(dict(document), sort_keys=True))
+
+
+def _replace(target: Path, temporary: Path, text: str) -> None:
+    """Write `text` to `temporary` (0600, never through a symlink) and rename it over
+    `target`."""
+    fd = paths.open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with open(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(temporary, target)

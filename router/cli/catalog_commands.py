@@ -26,8 +26,9 @@ from router.cli.group import (
     json_option,
     main,
     resolve_config,
+    say,
 )
-from router.core import config, render
+from router.core import config, render, text
 from router.core.config import Config
 from router.filters import intent, relevance
 from router.runtime import nearby, request
@@ -116,7 +117,8 @@ def route(
     if as_json:
         emit_json(document)
     else:
-        click.echo(render.dim_evidence(document["text"]) if color_wanted() else document["text"])
+        shown = text.clean(document["text"], lines=True)  # before the color's own escapes
+        click.echo(render.dim_evidence(shown) if color_wanted() else shown)
 
 
 def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -> Any:
@@ -200,9 +202,9 @@ def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> 
         )
     else:
         for d in cat.diagnostics:
-            where = f"{d.path}:{d.line}" if d.line is not None else d.path
-            click.echo(f"{where}: {d.severity}: {d.problem}")
-        by_kind = ", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none"
+            where = f"{text.flat(d.path)}:{d.line}" if d.line is not None else text.flat(d.path)
+            say(f"{where}: {d.severity}: {text.flat(d.problem)}")
+        by_kind = ", ".join(f"{text.flat(k)} {n}" for k, n in kinds.items()) or "none"
         warnings = len(cat.diagnostics) - len(cat.errors)
         pages = f"; {_count(cat.pages, 'page')} read into their skill" if cat.pages else ""
         click.echo(
@@ -294,7 +296,7 @@ def why_not(
         focus = str(Path(focus).resolve())
     body = {"entry": entry, "task": task, "paths": list(paths), "focus": focus, **members}
     document = _answer(cfg, "/v1/why-not", body, no_daemon)
-    emit_json(document) if as_json else click.echo(document["text"])
+    emit_json(document) if as_json else say(document["text"])
 
 
 # -- intent and relevance ----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from router.cli.group import (
     json_option,
     main,
     resolve_config,
+    say,
 )
 from router.core.config import DEFAULT_ORDER
 from router.core.fusion import Neighbour
@@ -96,7 +97,7 @@ def eval_command(
                 "drop --catalog, --config and --budget"
             )
         measured = _suite(suite_file, order, baselines, with_meaning)
-        emit_json(measured) if as_json else click.echo(suite.text(measured))
+        emit_json(measured) if as_json else say(suite.text(measured))
         return
     if judged is not None:
         engines: dict[str | None, Engine] = {}
@@ -126,11 +127,11 @@ def eval_command(
         report = judged_set.run(
             load, tasks, budget, baselines, neighbours if with_meaning else None
         )
-        emit_json(report) if as_json else click.echo(judged_set.text(report))
+        emit_json(report) if as_json else say(judged_set.text(report))
         return
     if intent_file is not None:
         report = evaluate.intent_report(intent_file)
-        emit_json(report) if as_json else click.echo(evaluate.intent_text(report))
+        emit_json(report) if as_json else say(evaluate.intent_text(report))
         return
     assert directory is not None
     if not directory.is_dir():

@@ -124,7 +124,9 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except KrouteError as error:
-            raise click.ClickException(str(error)) from None
+            from router.core import text  # a message may quote catalog text: one line, clean
+
+            raise click.ClickException(text.flat(str(error))) from None
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
@@ -177,14 +179,16 @@ def _log_crash() -> Path | None:
 
     from router.base import paths
 
-    log = paths.state_dir(os.environ) / "logs" / CRASH_LOG
+    state = paths.state_dir(os.environ)
+    log = state / "logs" / CRASH_LOG
     try:
-        log.parent.mkdir(parents=True, exist_ok=True)
+        paths.prepare(log.parent, state=state)  # the daemon's logs share it: 0700, checked
         stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        with log.open("a", encoding="utf-8") as handle:
+        fd = paths.open_private(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        with open(fd, "a", encoding="utf-8") as handle:
             handle.write(f"--- {stamp} kroute {__version__} {' '.join(sys.argv[1:])}\n")
             handle.write(traceback.format_exc())
-    except OSError:
+    except (OSError, KrouteError):
         return None
     return log
 
@@ -257,11 +261,23 @@ def resolve_config(
 
 
 def emit_json(document: object) -> None:
-    """Print a document as sorted, indented JSON."""
+    """Print a document as sorted, indented JSON, every string in it cleaned of what a
+    terminal or an agent must not be shown (`text.scrubbed`)."""
     import orjson
 
+    from router.core import text
+
     options = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
-    click.echo(orjson.dumps(document, option=options).decode("utf-8"))
+    click.echo(orjson.dumps(text.scrubbed(document), option=options).decode("utf-8"))
+
+
+def say(lines: str, *, err: bool = False) -> None:
+    """Print text that holds catalog or log text, cleaned of what a terminal or an agent
+    must not be shown (`text.clean`, lines kept): its fields are made `flat` by whoever
+    builds it, so that no field starts a line of its own."""
+    from router.core import text
+
+    click.echo(text.clean(lines, lines=True), err=err)
 
 
 def color_wanted() -> bool:

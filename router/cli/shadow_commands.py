@@ -18,7 +18,9 @@ from router.cli.group import (
     json_option,
     main,
     resolve_config,
+    say,
 )
+from router.core import text
 from router.logbook import logfile, review, shadow
 from router.runtime.engine import Engine
 from router.serve import service
@@ -33,7 +35,11 @@ def shadow_group() -> None:
 
 def _log_dir(catalog_dir: Path | None, config_file: Path | None) -> Path:
     cfg = resolve_config(catalog_dir, config_file)
-    return shadow.log_dir(paths.state_dir(os.environ), paths.key(cfg.root, cfg.file))
+    state = paths.state_dir(os.environ)
+    directory = shadow.log_dir(state, paths.key(cfg.root, cfg.file))
+    if directory.exists():  # a log another user could have written is not read
+        paths.prepare(directory, state=state)
+    return directory
 
 
 def _records(catalog_dir: Path | None, config_file: Path | None, since: str | None) -> list[Any]:
@@ -75,7 +81,11 @@ def shadow_tail(
         return
     for r in records:
         pointers = ", ".join(p["id"] for p in r.get("pointers") or []) or r.get("skip") or "silent"
-        click.echo(f"{r['at']}  {r['source']:<26} {r.get('task', '')[:60]!r} -> {pointers}")
+        task = text.flat(str(r.get("task", "")))[:60]
+        say(
+            f"{text.flat(str(r['at']))}  {text.flat(str(r['source'])):<26} {task!r} -> "
+            f"{text.flat(str(pointers))}"
+        )
 
 
 @shadow_group.command(name="stats")
@@ -97,7 +107,7 @@ def shadow_stats(
     if as_json:
         emit_json(stats)
         return
-    click.echo(review.stats_text(stats))
+    say(review.stats_text(stats))
     cap = logfile.MAX_DAY_BYTES // (1024 * 1024)
     for day, count in full.items():
         click.echo(f"dropped {count} line(s) on {day}: that day's log reached its {cap} MiB cap")
@@ -131,7 +141,7 @@ def shadow_diff(
     records = _records(catalog_dir, config_file, since)
     axis = by or review.axis_of(records, from_version)
     result = review.diff(records, from_version, to_version, axis)
-    emit_json(result) if as_json else click.echo(review.diff_text(result))
+    emit_json(result) if as_json else say(review.diff_text(result))
 
 
 @shadow_group.command(name="documents")
@@ -146,7 +156,7 @@ def shadow_documents(
     records = _records(catalog_dir, config_file, since)
     engine = Engine.load(resolve_config(catalog_dir, config_file))
     view = review.documents(records, engine.listing()["entries"])
-    emit_json(view) if as_json else click.echo(review.documents_text(view))
+    emit_json(view) if as_json else say(review.documents_text(view))
 
 
 @shadow_group.command(name="replay")
@@ -186,7 +196,7 @@ def shadow_replay(
             f"note: {report['redacted']} redacted route(s) skipped: their task is a digest",
             err=True,
         )
-    emit_json(report) if as_json else click.echo(review.replay_text(report))
+    emit_json(report) if as_json else say(review.replay_text(report))
 
 
 @shadow_group.command(name="report")

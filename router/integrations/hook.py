@@ -229,12 +229,18 @@ def _in_process(
     root: str, config_file: str, harness: str, event: str, raw: bytes, env: "Mapping[str, str]"
 ) -> str:
     """Return the answer made in this process (heavy imports), for when no daemon can serve:
-    the runtime directory is not the user's own."""
+    the runtime directory is not the user's own.
+
+    Raises StateError, and answers nothing, when the state dir is not the user's alone:
+    the prompt would be logged where another user reads it."""
     from pathlib import Path
 
+    from router.base import paths
     from router.serve import client, service
 
     target = client.target(Path(root), Path(config_file), env)
+    state = target.places.state
+    paths.prepare(state, state=state)
     return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)
 
 

@@ -16,10 +16,9 @@ from typing import Any
 
 import orjson
 
+from router.base import paths
 from router.logbook.shadow import ShadowError
 
-DIR_MODE = 0o700
-FILE_MODE = 0o600  # the log holds the user's prompts
 # One day's log stops growing at this size (about 20,000 routes with their texts): a runaway
 # client cannot fill the disk. Lines past it are dropped, counted beside the log
 # (`<day>.dropped`), and reported by `kroute shadow stats`.
@@ -30,17 +29,20 @@ DROPPED_SUFFIX = ".dropped"
 def append(path: Path, record: Mapping[str, Any], limit: int = MAX_DAY_BYTES) -> bool:
     """Append `record` to `path` as one line (sorted keys): a single write on an O_APPEND
     descriptor held under an exclusive flock, so concurrent writers never interleave.
-    Missing parent directories are created 0700 and a new file 0600. Returns False when the
-    file already holds `limit` bytes: the line is dropped and counted (`dropped`) instead.
+    The file lies in `<state>/shadow/<repo>/` (`shadow.log_path`): those directories are made
+    0700 where missing and checked to be the user's alone (`paths.prepare`), and the file is
+    opened without following a symlink, created 0600. Returns False when the file already
+    holds `limit` bytes: the line is dropped and counted (`dropped`) instead.
 
-    Raises ShadowError when the record cannot be serialized or the log cannot be written."""
+    Raises ShadowError when the record cannot be serialized or the log cannot be written,
+    StateError when a directory or the file is not the user's alone."""
     try:
         line = orjson.dumps(record, option=orjson.OPT_SORT_KEYS) + b"\n"
     except orjson.JSONEncodeError as exc:
         raise ShadowError(f"a shadow record cannot be written as JSON: {exc}", "") from exc
     try:
-        _private_parents(path.parent)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, FILE_MODE)
+        paths.prepare(path.parent, state=path.parents[2])
+        fd = paths.open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     except OSError as exc:
         raise _unwritable(path, exc) from exc
     try:
@@ -70,8 +72,9 @@ def _count_dropped(path: Path) -> None:
         count = int(counter.read_text(encoding="ascii") or 0)
     except (OSError, ValueError):
         count = 0
-    counter.write_text(str(count + 1), encoding="ascii")
-    os.chmod(counter, FILE_MODE)
+    fd = paths.open_private(counter, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(str(count + 1))
 
 
 def dropped(directory: Path) -> dict[str, int]:
@@ -83,17 +86,6 @@ def dropped(directory: Path) -> dict[str, int]:
         except (OSError, ValueError):
             continue
     return out
-
-
-def _private_parents(directory: Path) -> None:
-    """Create `directory` and its missing ancestors 0700 (existing ones are left alone)."""
-    missing = []
-    while not directory.exists():
-        missing.append(directory)
-        directory = directory.parent
-    for path in reversed(missing):
-        path.mkdir(mode=DIR_MODE, exist_ok=True)
-        os.chmod(path, DIR_MODE)  # mkdir's mode is cut by the umask
 
 
 def _unwritable(path: Path, exc: OSError) -> ShadowError:

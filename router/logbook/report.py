@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from router.core import text
+
 LATEST_ROWS = 25  # routes listed at the foot of the page
 STATS_HEAD = (
     *("engine", "records", "routes", "silence", "injected", "skipped", "ptr/route"),
@@ -108,7 +110,8 @@ def replay_text(report: Mapping[str, Any]) -> str:
 
 def _named(stats: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """Return (name, group) per engine version in order, then the `all` group."""
-    return [(v, stats["by_version"][v]) for v in stats["versions"]] + [("all", stats["all"])]
+    named = [(_flat(v), stats["by_version"][v]) for v in stats["versions"]]
+    return [*named, ("all", stats["all"])]
 
 
 def _stat_cells(name: str, g: Mapping[str, Any]) -> list[str]:
@@ -125,18 +128,18 @@ def _change_lines(change: Mapping[str, Any]) -> list[str]:
         st = change["status"]
         lines.append(f"  status    {_said(st['from'], st['from_silence'])} -> ")
         lines[-1] += _said(st["to"], st["to_silence"])
-    lines += [f"  moved     {m['id']}  {m['from']} -> {m['to']}" for m in change["moved"]]
-    lines += [f"  appeared  {a['id']}  at {a['to']}" for a in change["appeared"]]
-    lines += [f"  vanished  {v['id']}  was {v['from']}" for v in change["vanished"]]
+    lines += [f"  moved     {_flat(m['id'])}  {m['from']} -> {m['to']}" for m in change["moved"]]
+    lines += [f"  appeared  {_flat(a['id'])}  at {a['to']}" for a in change["appeared"]]
+    lines += [f"  vanished  {_flat(v['id'])}  was {v['from']}" for v in change["vanished"]]
     return lines
 
 
 def _said(status: object, silence: object) -> str:
-    return f"{status} ({silence})" if silence else str(status)
+    return f"{_flat(status)} ({_flat(silence)})" if silence else _flat(status)
 
 
 def _side_text(side: Mapping[str, Any]) -> str:
-    ids = ", ".join(side["pointers"]) or "no pointer"
+    ids = ", ".join(_flat(p) for p in side["pointers"]) or "no pointer"
     return f"{_said(side['status'], side['silence'])}: {ids}"
 
 
@@ -163,11 +166,11 @@ def _num(value: float | None) -> str:
 
 
 def _counts(counts: Mapping[str, int]) -> str:
-    return ", ".join(f"{k} {n}" for k, n in counts.items()) or "none"
+    return ", ".join(f"{_flat(k)} {n}" for k, n in counts.items()) or "none"
 
 
-def _flat(text: object) -> str:
-    return " ".join(str(text).split())
+def _flat(value: object) -> str:
+    return text.flat(str(value))
 
 
 def _cut(text: object, limit: int = TASK_CHARS) -> str:
@@ -227,7 +230,8 @@ def html(
         _latest_table(latest),
         "</body></html>",
     ]
-    return "\n".join(parts) + "\n"
+    # escaped, and cleaned: a control or bidi character in a logged string is not markup
+    return text.clean("\n".join(parts) + "\n", lines=True)
 
 
 def _meaning_section(meaning: Mapping[str, Any]) -> list[str]:

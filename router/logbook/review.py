@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from router.core.text import flat
 from router.logbook import report, shadow
 from router.logbook.report import diff_text as diff_text
 from router.logbook.report import replay_text as replay_text
@@ -208,10 +209,14 @@ def documents_text(view: Mapping[str, Any]) -> str:
     entries never offered. Ends without a newline."""
     lines = [f"{view['routes']} routes; {len(view['offered'])} documents offered"]
     lines += [
-        f"  {d['offered']:>6} ({d['first']} first)  {d['id']}  {d['path']}" for d in view["offered"]
+        f"  {d['offered']:>6} ({d['first']} first)  {flat(str(d['id']))}  {flat(str(d['path']))}"
+        for d in view["offered"]
     ]
     lines.append(f"never offered: {len(view['never'])}")
-    lines += [f"  {d['id']}  {d['path']} ({d['kind']})" for d in view["never"]]
+    lines += [
+        f"  {flat(str(d['id']))}  {flat(str(d['path']))} ({flat(str(d['kind']))})"
+        for d in view["never"]
+    ]
     return "\n".join(lines)
 
 

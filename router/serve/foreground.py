@@ -60,6 +60,7 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
 
     t = client.target(config.root, config.file, env)
     places = t.places
+    paths.prepare(places.state, state=places.state)  # its logs, snapshots and prompts
     paths.private_dir(places.runtime)
     # Held until this process exits: of daemons spawned at once, the one that holds it
     # serves, and none cleans up after another that is still starting.

@@ -48,12 +48,13 @@ def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     the log file in the state dir."""
     import subprocess
 
-    paths.private_dir(t.places.log.parent)
+    paths.prepare(t.places.log.parent, state=t.places.state)
     paths.private_dir(t.places.runtime)
     command = [sys.executable, "-m", *DAEMON_ARGS, "--catalog", str(t.root)]
     if t.config_file is not None:
         command += ["--config", str(t.config_file)]
-    with open(t.places.log, "ab") as log:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    with os.fdopen(paths.open_private(t.places.log, flags), "ab") as log:
         child = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,

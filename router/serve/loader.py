@@ -20,6 +20,7 @@ from typing import Any
 from router import __version__
 from router.base import paths
 from router.base.errors import DaemonError
+from router.base.wire import READABLE_BITS
 from router.core.config import Config
 from router.runtime import snapshot
 from router.runtime.engine import Engine
@@ -123,7 +124,8 @@ def once(
     answer should not pay for the next start; the daemon writes them."""
     path = snapshot.path_of(places.state, places.key)
     try:
-        paths.check_private(path.parent, uid)
+        paths.check_private(places.state, uid, allowed=READABLE_BITS)
+        paths.check_private(path.parent, uid, allowed=READABLE_BITS)
     except (OSError, DaemonError):  # none yet, or not the user's alone: read the catalog
         return load(config, None, version, cold=cold).engine
     return load(config, path, version, cold=cold).engine
@@ -135,7 +137,7 @@ def keep(loaded: Loaded, path: Path) -> str:
     snapshot not written only costs the next start its speed."""
     began = time.monotonic()
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        paths.prepare(path.parent, state=path.parent.parent)  # <state>/snapshots/<key>
         for leftover in glob.glob(glob.escape(str(path)) + ".*.partial"):
             os.unlink(leftover)  # a write cut short by a stop
         written = snapshot.save(loaded.engine, path, loaded.began_ns)
