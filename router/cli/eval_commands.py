@@ -100,32 +100,10 @@ def eval_command(
         emit_json(measured) if as_json else say(suite.text(measured))
         return
     if judged is not None:
-        engines: dict[str | None, Engine] = {}
-
-        def load(repo: str | None) -> Engine:
-            # A task naming a `repo` is routed over that folder of the catalog, alone.
-            if repo not in engines:
-                where = catalog_dir
-                if repo:
-                    where = (catalog_dir or Path.cwd()) / repo
-                    if not where.is_dir():
-                        raise EvalError(
-                            f"the judged set names repo {repo!r}, and {where} is not a directory",
-                            "Point --catalog at the folder holding the repositories",
-                        )
-                engines[repo] = Engine.load(resolve_config(where, config_file))
-            return engines[repo]
-
-        near: dict[str | None, nearby.Nearby] = {}
-
-        def neighbours(repo: str | None, task: str, k: int) -> tuple[Neighbour, ...]:
-            if repo not in near:
-                near[repo] = neighbours_of(load(repo))
-            return near[repo](task, k)
-
+        load = _engines(catalog_dir, config_file)
         tasks = judged_set.read(judged)
         report = judged_set.run(
-            load, tasks, budget, baselines, neighbours if with_meaning else None
+            load, tasks, budget, baselines, _neighbours(load) if with_meaning else None
         )
         emit_json(report) if as_json else say(judged_set.text(report))
         return
@@ -152,28 +130,51 @@ def eval_command(
         sys.exit(1)
 
 
+def _engines(catalog_dir: Path | None, config_file: Path | None) -> judged_set.Load:
+    """Return the engine a judged task is routed over, by its `repo`: the catalog, or that
+    folder of it alone; each loaded once. Raises EvalError for a repo that is no folder."""
+    engines: dict[str | None, Engine] = {}
+
+    def load(repo: str | None) -> Engine:
+        if repo not in engines:
+            where = catalog_dir
+            if repo:
+                where = (catalog_dir or Path.cwd()) / repo
+                if not where.is_dir():
+                    raise EvalError(
+                        f"the judged set names repo {repo!r}, and {where} is not a directory",
+                        "Point --catalog at the folder holding the repositories",
+                    )
+            engines[repo] = Engine.load(resolve_config(where, config_file))
+        return engines[repo]
+
+    return load
+
+
+def _neighbours(load: judged_set.Load) -> judged_set.Nearby:
+    """Return a judged task's neighbours by meaning over the engine `load` gives its repo,
+    each repo's model index made once."""
+    near: dict[str | None, nearby.Nearby] = {}
+
+    def neighbours(repo: str | None, task: str, k: int) -> tuple[Neighbour, ...]:
+        if repo not in near:
+            near[repo] = neighbours_of(load(repo))
+        return near[repo](task, k)
+
+    return neighbours
+
+
 def _suite(
     path: Path, order: str, baselines: tuple[str, ...], with_meaning: bool
 ) -> dict[str, Any]:
     """Return the report of every set of the suite at `path` (router.runtime.suite.run), each
     set's engines loaded once per repository folder."""
     members = suite.read(path)
-    engines: dict[tuple[str, str | None], Engine] = {}
-
-    def load_member(member: suite.Member, repo: str | None) -> Engine:
-        if (member.name, repo) not in engines:
-            where = member.catalog / repo if repo else member.catalog
-            engines[member.name, repo] = Engine.load(resolve_config(where, member.config))
-        return engines[member.name, repo]
-
-    def nearby_of(member: suite.Member) -> judged_set.Nearby:
-        near: dict[str | None, nearby.Nearby] = {}
-
-        def neighbours(repo: str | None, task: str, k: int) -> tuple[Neighbour, ...]:
-            if repo not in near:
-                near[repo] = neighbours_of(load_member(member, repo))
-            return near[repo](task, k)
-
-        return neighbours
-
-    return suite.run(members, load_member, order, baselines, nearby_of if with_meaning else None)
+    loads = {m.name: _engines(m.catalog, m.config) for m in members}
+    return suite.run(
+        members,
+        lambda member, repo: loads[member.name](repo),
+        order,
+        baselines,
+        (lambda member: _neighbours(loads[member.name])) if with_meaning else None,
+    )

@@ -160,11 +160,13 @@ def metrics(
 
 # A judged set's neighbours by meaning: (repo, task, how many) -> entries best first.
 Nearby = Callable[[str | None, str, int], tuple[Neighbour, ...]]
+# A judged set's engines: repo (None: the whole catalog) -> the engine its tasks are routed over.
+Load = Callable[[str | None], Engine]
 MEANING = "meaning"  # the embedding model alone, as a baseline column
 
 
 def run(
-    load: Callable[[str | None], Engine],
+    load: Load,
     tasks: list[Judged],
     budget: int | None = None,
     baselines: Sequence[str] = (),
