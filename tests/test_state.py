@@ -211,3 +211,83 @@ def test_the_crash_handlers_logs_folder_leaves_kroute_start_working(repo: Path) 
     started = kroute("start", cwd=repo)
     assert started.returncode == 0, started.stderr
     assert kroute("stop", cwd=repo).returncode == 0
+
+
+PEEK = """
+import os, socket, sys
+secret, found = sys.argv[1].encode(), []
+for root in sys.argv[2:]:
+    for folder, dirs, files in os.walk(root, onerror=lambda error: found.append("denied")):
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                with socket.socket(socket.AF_UNIX) as sock:
+                    sock.connect(path)
+                found.append("connected " + path)
+            except OSError:
+                pass
+            try:
+                with open(path, "rb") as handle:
+                    found.append(("LEAK " if secret in handle.read() else "read ") + path)
+            except OSError:
+                pass
+print("\\n".join(found))
+"""
+
+
+def stranger_python() -> str:
+    """Return a Python another uid may run (this venv may sit in a home only root enters);
+    skip the test when there is none."""
+    for candidate in (sys.executable, "/usr/bin/python3", "/usr/local/bin/python3"):
+        try:
+            tried = subprocess.run(
+                [candidate, "-c", "pass"],
+                user=NOBODY,
+                group=NOBODY,
+                extra_groups=[],
+                cwd="/",
+                capture_output=True,
+                timeout=60,
+            )
+        except OSError:
+            continue
+        if tried.returncode == 0:
+            return candidate
+    pytest.skip("no Python interpreter that another uid may run")
+
+
+@as_root
+def test_another_user_on_the_machine_reads_no_prompt_and_reaches_no_socket(
+    repo: Path,
+) -> None:
+    """A real process running as another uid walks the user's state and runtime directories,
+    made by kroute under a parent anyone may enter, while a daemon serves and logs a prompt."""
+    import tempfile
+
+    parent = Path(tempfile.mkdtemp(prefix="kroute-open-"))
+    try:
+        os.chmod(parent, 0o755)
+        env = {"KROUTE_HOME": str(parent / "home"), "XDG_RUNTIME_DIR": str(parent / "run")}
+        assert kroute("start", cwd=repo, env=env).returncode == 0
+        try:
+            assert kroute("route", SECRET, cwd=repo, env=env).returncode == 0
+            home = Path(env["KROUTE_HOME"])
+            assert eventually(lambda: leaked(home) != [], 60)  # the owner's log holds it
+            peeked = subprocess.run(
+                [stranger_python(), "-c", PEEK, SECRET, str(home), env["XDG_RUNTIME_DIR"]],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                user=NOBODY,
+                group=NOBODY,
+                extra_groups=[],
+                cwd=parent,
+            )
+        finally:
+            kroute("stop", cwd=repo, env=env)
+        assert peeked.returncode == 0, peeked.stderr
+        assert peeked.stdout.split() == ["denied", "denied"]  # each root: not even a listing
+    finally:
+        import shutil
+
+        shutil.rmtree(parent)
