@@ -128,7 +128,8 @@ def _read(path: Path, model_id: str) -> dict[bytes, NDArray[np.float32]]:
     import numpy as np
 
     try:
-        with np.load(path, allow_pickle=False) as found:
+        # opened here, not by np.load, which leaves its own file open when the zip is bad
+        with open(path, "rb") as handle, np.load(handle, allow_pickle=False) as found:
             if int(found["format"]) != FORMAT or str(found["model"]) != model_id:
                 return {}
             digests, vectors = found["digests"], found["vectors"]
