@@ -168,7 +168,7 @@ def test_check_names_catalog_files_outside_the_roots(tmp_path: Path) -> None:
     result = kroute("check", cwd=tmp_path)
     assert result.returncode == 0
     assert result.stdout.splitlines()[:2] == [
-        '.cursor/rules: warning: 2 Cursor rules outside the catalog roots, so no route offers '
+        ".cursor/rules: warning: 2 Cursor rules outside the catalog roots, so no route offers "
         'them; add ".cursor/rules" to roots in kroute.toml',
         "tools/.claude/skills: warning: 1 skill outside the catalog roots, so no route offers "
         'it; add "tools/.claude/skills" to roots in kroute.toml',

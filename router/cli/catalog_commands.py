@@ -184,8 +184,8 @@ def neighbours_of(engine: Engine) -> nearby.Nearby:
 @config_option
 @json_option
 def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> None:
-    """Check the catalog: every diagnostic, entries by kind, and the folders of catalog
-    files no root covers. Exit 1 on any error."""
+    """Check the catalog: every diagnostic, entries by kind, and catalog files no root
+    covers. Exit 1 on any error."""
     # outside any repository this is the error `kroute route` gives, not an empty catalog
     engine = Engine.load(resolve_config(catalog_dir, config_file, need_catalog=True))
     cat = engine.catalog

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import difflib
-import functools
 import hashlib
 import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TypeVar
 
 from router.base import protocol
@@ -67,6 +67,9 @@ KNOWN: dict[str, tuple[str, ...] | None] = {
 # (difflib's ratio: `root` and `roots` 0.89, `rout` and `route` 0.89, `buget` and `budget` 0.91).
 NEAREST_CUTOFF = 0.6
 T = TypeVar("T")
+# What a bad member reads as while the rest of the file is checked (typed for `take`).
+NO_TABLE: Mapping[str, object] = MappingProxyType({})
+NO_TEXTS: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,20 +120,28 @@ def load(file: Path, root: Path | None = None) -> Config:
         raise ConfigError(f"{file} is not valid TOML: {error}", "Fix the file") from None
     where = file.name
     problems: list[ConfigError] = list(unknown_keys(table, where))
-    take = functools.partial(_taken, problems)
-    route = take(lambda: _table(table, "route", where), {})
-    shadow = take(lambda: _table(table, "shadow", where), {})
-    daemon = take(lambda: _table(table, "daemon", where), {})
-    meaning = take(lambda: _table(table, "meaning", where), {})
-    intent_table = take(lambda: _table(table, "intent", where), {})
+
+    def take(read: Callable[[], T], default: T) -> T:
+        # Reading goes on past a bad member, so that every problem is reported at once.
+        try:
+            return read()
+        except ConfigError as error:
+            problems.append(error)
+            return default
+
+    route = take(lambda: _table(table, "route", where), NO_TABLE)
+    shadow = take(lambda: _table(table, "shadow", where), NO_TABLE)
+    daemon = take(lambda: _table(table, "daemon", where), NO_TABLE)
+    meaning = take(lambda: _table(table, "meaning", where), NO_TABLE)
+    intent_table = take(lambda: _table(table, "intent", where), NO_TABLE)
     order = take(lambda: _choice(route, "order", ORDERS, DEFAULT_ORDER, "route", where), "")
     mode = take(lambda: _choice(shadow, "mode", SHADOW_MODES, "live", "shadow", where), "")
     meaning_mode = take(
         lambda: _choice(meaning, "mode", MEANING_MODES, "off", "meaning", where), ""
     )
     meaning_model = take(lambda: _model(meaning.get("model"), where), None)
-    roots = take(lambda: _roots(table.get("roots", list(DEFAULT_ROOTS)), where), ())
-    exclude = take(lambda: _strings(table.get("exclude", []), "exclude", where), ())
+    roots = take(lambda: _roots(table.get("roots", list(DEFAULT_ROOTS)), where), NO_TEXTS)
+    exclude = take(lambda: _strings(table.get("exclude", []), "exclude", where), NO_TEXTS)
     tax = taxonomy.from_table(table, where, problems)
     budget = take(
         lambda: _count(route.get("budget", DEFAULT_BUDGET), "route.budget", where, minimum=0),
@@ -201,16 +212,6 @@ def _unknown(
     else:
         todo = f"Use one of {', '.join(known)}"
     return ConfigError(f"{where}: {shown} is not a kroute.toml setting", todo)
-
-
-def _taken(problems: list[ConfigError], read: Callable[[], T], default: T) -> T:
-    """Return what `read` returns, or `default` when it raises ConfigError (kept in
-    `problems`, so that reading goes on and every problem is reported at once)."""
-    try:
-        return read()
-    except ConfigError as error:
-        problems.append(error)
-        return default
 
 
 def _choice(

@@ -116,9 +116,7 @@ def declaration_tokens(purpose: Purpose) -> frozenset[str]:
 _FIX = "Fix kroute.toml (see `kroute init` for a starter)"
 
 
-def _table(
-    value: object, name: str, where: str, found: list[ConfigError]
-) -> Mapping[str, object]:
+def _table(value: object, name: str, where: str, found: list[ConfigError]) -> Mapping[str, object]:
     """Return a config table (empty when absent); anything but a table is an error added to
     `found`, and read as empty."""
     if value is None:
