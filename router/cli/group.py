@@ -46,6 +46,12 @@ COMMANDS: dict[str, Command] = {
         _CATALOG,
         "Check the catalog: every diagnostic, entries by kind, and catalog files no root covers.",
     ),
+    "doctor": Command(
+        "router.cli.doctor_commands",
+        "Check everything a hook needs here: kroute.toml, kroute and kroute-hook on PATH, the "
+        "installed hooks (runnable, of this version, trusted), the daemon, and catalog folders "
+        "outside the roots.",
+    ),
     "eval": Command(
         "router.cli.eval_commands",
         "Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score "

@@ -72,6 +72,18 @@ NO_TABLE: Mapping[str, object] = MappingProxyType({})
 NO_TEXTS: tuple[str, ...] = ()
 
 
+class ConfigProblemsError(ConfigError):
+    """Several problems in one kroute.toml, each a ConfigError of its own (`problems`)."""
+
+    def __init__(self, where: str, problems: list[ConfigError]) -> None:
+        listed = " ".join(f"({n}) {problem}" for n, problem in enumerate(problems, 1))
+        super().__init__(
+            f"{where} has {len(problems)} problems: {listed}",
+            "Fix each of them, then run kroute check",
+        )
+        self.problems = tuple(problems)
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Where the catalog is and how to route over it."""
@@ -158,11 +170,7 @@ def load(file: Path, root: Path | None = None) -> Config:
     if len(problems) == 1:
         raise problems[0]
     if problems:
-        listed = " ".join(f"({n}) {problem}" for n, problem in enumerate(problems, 1))
-        raise ConfigError(
-            f"{where} has {len(problems)} problems: {listed}",
-            "Fix each of them, then run kroute check",
-        )
+        raise ConfigProblemsError(where, problems)
     return Config(
         root=(root or file.parent).resolve(),
         roots=roots,
