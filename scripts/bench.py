@@ -41,6 +41,7 @@ it says so and carries on without them.
         [--lengths 10,100,1000,5000] [--length-queries 100] [--workdir DIR] [--fresh]
         [--hooks] [--anchors] [--json] [--churn]
     python scripts/bench.py --first-prompt [--first-prompt-runs 3] [--turn 5] [--sizes 1000,5000]
+    python scripts/bench.py --onboarding [--against OTHER_CHECKOUT] [--onboarding-runs 5]
 """
 
 from __future__ import annotations
@@ -1764,6 +1765,17 @@ def first_prompt(args: argparse.Namespace) -> None:
     print(firstprompt.bench(workdir, shared / "corpora", sizes, args.first_prompt_runs, args.turn))
 
 
+def onboarding(args: argparse.Namespace) -> None:
+    """Print the onboarding table (`scripts/onboarding.py`): the README's first command in a
+    fresh venv, and `kroute mcp`'s initialize beside another checkout's."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import onboarding as first_minutes
+
+    workdir = (args.keep or args.workdir).resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    print(first_minutes.bench(workdir, args.against, args.onboarding_runs))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES)
@@ -1830,9 +1842,22 @@ def main() -> None:
         f"{CHURN_ROUNDS * 6} steps of checkouts, renames, deletions and config saves while "
         "requests keep coming.",
     )
+    parser.add_argument(
+        "--onboarding",
+        action="store_true",
+        help="Only the first minutes: the README's first command in a fresh venv (time, size, "
+        "packages) and kroute mcp's initialize (scripts/onboarding.py).",
+    )
+    parser.add_argument(
+        "--against", type=Path, help="With --onboarding: another checkout's MCP server, in turn."
+    )
+    parser.add_argument("--onboarding-runs", type=int, default=5, help="initialize runs each.")
     args = parser.parse_args()
     if args.first_prompt:
         first_prompt(args)
+        return
+    if args.onboarding:
+        onboarding(args)
         return
     sizes = () if args.churn else int_list(args.sizes)
     lengths = int_list(args.lengths)

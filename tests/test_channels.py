@@ -151,6 +151,15 @@ def test_no_channel_carries_a_hidden_character_or_a_forged_line(
         tools.why_not(task, hostile[0]),
     ):
         clean_json(answer)
+    for name, arguments in [  # the text forms the tool results carry
+        ("route", {"task": task}),
+        ("governing", {"path": "src/edge.py"}),
+        ("catalog", {}),
+        ("explain", {"task": task}),
+        ("why_not", {"task": task, "entry": hostile[0]}),
+    ]:
+        for line in clean_lines(tools.call(name, arguments).text):
+            assert EM not in line or not line.startswith("    "), line
 
     # the CLI: text, --json, --explain, why-not, check, the shadow log's printouts, HTML
     def cli(*args: str) -> str:
@@ -216,4 +225,5 @@ def test_the_mcp_server_hands_an_agent_no_hidden_character(
         assert not result.is_error, (name, result.content)
         assert "Edge" in json.dumps(result.structured_content)  # the hostile entry is there
         clean_json(result.structured_content)
-        clean_json(json.loads(result.content[0].text))  # what a client shows as text
+        for line in clean_lines(result.content[0].text):  # what a client shows as text
+            assert "FAKE.md" not in line.split()[:1], line  # no line of its own

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from router.core import config
+
 from conftest import DEMO, FIXTURES, kroute
 
 EM = "\u2014"
@@ -134,6 +136,64 @@ def test_errors_and_usage_errors_exit_one_and_two(tmp_path: Path) -> None:
     assert usage.returncode == 2
     limit = kroute("route", "--catalog", str(DEMO), "--limit", "2", "x")
     assert limit.returncode == 2
+
+
+def test_init_roots_every_usual_home_so_rules_added_later_are_routed(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "intro.md").write_text("# Webhook retries\n\nWe retry deliveries.\n")
+    made = kroute("init", cwd=tmp_path)
+    assert made.returncode == 0 and "found here: docs" in made.stdout
+    assert config.load(tmp_path / "kroute.toml").roots == config.DEFAULT_ROOTS
+    rules = tmp_path / ".cursor" / "rules"  # a home that did not exist at init
+    rules.mkdir(parents=True)
+    for n in range(3):
+        (rules / f"r{n}.mdc").write_text(f"---\ndescription: rule {n}\n---\nBody {n}.\n")
+    checked = kroute("check", cwd=tmp_path)
+    assert checked.returncode == 0
+    assert checked.stdout.strip().splitlines()[-1].startswith("4 entries (doc 1, rule 3)")
+
+
+def test_check_names_catalog_files_outside_the_roots(tmp_path: Path) -> None:
+    (tmp_path / "kroute.toml").write_text('roots = ["docs"]\n')
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nText.\n")
+    rules = tmp_path / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    for n in range(2):
+        (rules / f"r{n}.mdc").write_text("---\ndescription: x\n---\nBody.\n")
+    skill = tmp_path / "tools" / ".claude" / "skills" / "lint"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: lint\ndescription: run the linter\n---\n")
+    (tmp_path / "README.md").write_text("# Not a catalog file\n")  # plain pages elsewhere are not
+    result = kroute("check", cwd=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[:2] == [
+        ".cursor/rules: warning: 2 Cursor rules outside the catalog roots, so no route offers "
+        'them; add ".cursor/rules" to roots in kroute.toml',
+        "tools/.claude/skills: warning: 1 skill outside the catalog roots, so no route offers "
+        'it; add "tools/.claude/skills" to roots in kroute.toml',
+    ]
+    assert result.stdout.strip().endswith("1 entry (doc 1); 0 errors, 2 warnings")
+    excluded = 'roots = ["docs"]\nexclude = [".cursor/**", "tools/**"]\n'
+    (tmp_path / "kroute.toml").write_text(excluded)  # left out on purpose: nothing to say
+    assert kroute("check", cwd=tmp_path).stdout == "1 entry (doc 1); 0 errors, 0 warnings\n"
+
+
+def test_check_counts_info_lines_apart_from_warnings() -> None:
+    result = kroute("check", "--catalog", str(FIXTURES / "catalogs" / "messy"), "--json")
+    document = json.loads(result.stdout)
+    severities = [d["severity"] for d in document["diagnostics"]]
+    assert "info" in severities
+    assert document["warnings"] == severities.count("warning")
+    assert document["errors"] == severities.count("error")
+
+
+def test_check_outside_a_repository_gives_the_error_route_gives(tmp_path: Path) -> None:
+    check = kroute("check", cwd=tmp_path)
+    route = kroute("route", "anything", cwd=tmp_path)
+    assert check.returncode == route.returncode == 1
+    assert check.stderr == route.stderr
+    assert check.stderr.startswith(f"Error: No kroute.toml in {tmp_path.resolve()}")
 
 
 def test_check_counts_entries_by_kind() -> None:

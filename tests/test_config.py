@@ -23,8 +23,8 @@ order = "turns"
 [shadow]
 mode = "shadow"
 
-[intent]
-enabled = true
+[intent.strategies.lookup]
+budget = 3
 
 [purposes.rationale]
 intent = "why a choice was made"
@@ -60,7 +60,7 @@ def test_load_full_config(tmp_path: Path) -> None:
     assert cfg.roots == ("docs", ".cursor/rules")
     assert cfg.exclude == ("docs/archive/**", "**/*.draft.md")
     assert (cfg.budget, cfg.order, cfg.shadow_mode) == (7, "turns", "shadow")
-    assert cfg.intent == {"enabled": True}
+    assert cfg.intent == {"strategies": {"lookup": {"budget": 3}}}
     assert cfg.file == (tmp_path / "kroute.toml").resolve()
     assert len(cfg.digest) == 16 and cfg.digest != "none"
     tax = cfg.taxonomy
@@ -158,6 +158,39 @@ def test_config_errors_name_the_member(tmp_path: Path, body: str | bytes, names:
     for name in names:
         assert name in message
     assert caught.value.todo  # every error says what to do
+
+
+@pytest.mark.parametrize(
+    ("body", "names"),
+    [
+        ('root = ["docs"]', ["`root` is not a kroute.toml setting", "Did you mean `roots`?"]),
+        ("[rout]\nbudget = 3", ["[rout] is not a kroute.toml setting", "Did you mean [route]?"]),
+        ("[route]\nbuget = 3", ["`route.buget`", "Did you mean `budget`?"]),
+        ('[shadow]\nmod = "off"', ["`shadow.mod`", "Did you mean `mode`?"]),
+        ("[daemon]\nidle = 5", ["`daemon.idle`", "Did you mean `idle_minutes`?"]),
+        ("[purposes.rationale]\nintents = 'x'", ["`purposes.rationale.intents`", "`intent`"]),
+        ("zebra = 1", ["`zebra` is not a kroute.toml setting", "Use one of roots, exclude"]),
+        ("[intent.strategies.lokup]\nbudget = 3", ["'lokup'", "lookup"]),
+    ],
+)
+def test_unknown_keys_and_sections_are_errors_naming_the_nearest(
+    tmp_path: Path, body: str, names: list[str]
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config.load(write(tmp_path, body))
+    for name in names:
+        assert name in str(caught.value)
+
+
+def test_every_problem_of_a_config_is_reported_at_once(tmp_path: Path) -> None:
+    body = 'root = ["docs"]\n[rout]\nbudget = 3\n[shadow]\nmode = "loud"\n[kinds]\nx = 3\n'
+    with pytest.raises(ConfigError) as caught:
+        config.load(write(tmp_path, body))
+    message = str(caught.value)
+    assert message.startswith("kroute.toml has 4 problems: (1) ")
+    for name in ("`root`", "[rout]", "shadow.mode", "kinds.x"):
+        assert name in message
+    assert message.endswith("Fix each of them, then run kroute check.")
 
 
 def test_missing_file_is_a_config_error(tmp_path: Path) -> None:

@@ -129,9 +129,52 @@ def test_orientation_of_ordinary_text_is_unchanged() -> None:
         " under docs, .cursor.\n"
         "Prompts get pointers to the few documents that bear on them, each with the evidence "
         "that reached it; read a pointed document before acting on what it governs.\n"
+        "A document is pointed to once per session: a later prompt it bears on says how many "
+        "pointers were already shown, and one whose pointers were all shown gets none.\n"
         "Always-apply entries:\n"
         "  .cursor/rules/a.mdc: Use tabs"
     )
+
+
+def test_orientation_counts_the_always_apply_entries_it_does_not_list() -> None:
+    always = [{"path": f"r/{i}.mdc", "summary": f"rule {i}"} for i in range(23)]
+    status = {"entries": 23, "kinds": {"rule": 23}, "roots": ["r"], "always_apply": always}
+    lines = harness.orientation_text(status).split("\n")
+    assert lines[-2:] == ["  r/19.mdc: rule 19", "  3 more always-apply entries not listed"]
+    assert sum(line.startswith("  r/") for line in lines) == harness.ALWAYS_SHOWN
+
+
+def test_orientation_after_a_compaction_is_its_first_paragraph() -> None:
+    status = {"entries": 3, "kinds": {"rule": 3}, "roots": ["r"], "always_apply": []}
+    brief = harness.orientation_text(status, brief=True)
+    assert brief == "\n".join(harness.orientation_text(status).split("\n")[:2])
+    plan = harness.plan("claude", "SessionStart", {"session_id": "s", "source": "compact"})
+    assert (plan.kind, plan.brief, plan.reset) == ("orientation", True, True)
+    assert context_of(harness.render("claude", "SessionStart", plan, status)) == brief
+
+
+@pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
+def test_an_empty_catalog_gets_no_orientation(name: str) -> None:
+    status = {"entries": 0, "kinds": {}, "roots": ["docs"], "always_apply": []}
+    plan = harness.plan(name, "SessionStart", {"session_id": "s", "source": "startup"})
+    assert plan.kind == "orientation"
+    assert harness.render(name, "SessionStart", plan, status) == ""
+
+
+@pytest.mark.parametrize(
+    ("tool", "member"),
+    [
+        ("Edit", "file_path"),
+        ("MultiEdit", "file_path"),
+        ("Write", "file_path"),
+        ("Read", "file_path"),
+        ("NotebookEdit", "notebook_path"),
+    ],
+)
+def test_every_claude_file_tool_names_its_file(tool: str, member: str) -> None:
+    payload = {"tool_name": tool, "tool_input": {member: "/repo/src/a.ipynb"}}
+    plan = harness.plan("claude", "PreToolUse", payload)
+    assert (plan.kind, plan.body["paths"]) == ("route", ["/repo/src/a.ipynb"])
 
 
 def test_orientation_of_a_huge_always_apply_list_keeps_under_the_cap() -> None:

@@ -341,6 +341,18 @@ def test_codex_and_gemini_shims_print_one_json_document(
         assert log_lines(daemon)[-1]["source"] == f"{shim.split('/')[0]}/{output['hookEventName']}"
 
 
+@pytest.mark.parametrize(
+    "outside", ["/etc/x.go", "/etc/billing/invoice.py", "../x/invoice.py", "src/../../invoice.py"]
+)
+def test_a_file_outside_the_repository_gets_nothing(daemon: Path, outside: str) -> None:
+    edit = json.loads(payload("pre_tool_use_edit.json", daemon))
+    inside, _ = run_hook("claude/pre-tool-use", json.dumps(edit).encode(), daemon)
+    assert "governs" in inside.stdout.decode()  # the payload as recorded, for contrast
+    edit["tool_input"]["file_path"] = outside if outside.startswith("/") else str(daemon / outside)
+    result, _ = run_hook("claude/pre-tool-use", json.dumps(edit).encode(), daemon)
+    assert (result.returncode, result.stdout) == (0, b"")
+
+
 def test_a_codex_shell_command_gets_nothing_through_the_shim(daemon: Path) -> None:
     result, _ = run_hook(
         "codex/pre-tool-use", payload("codex_pre_tool_use_bash.json", daemon), daemon

@@ -66,7 +66,7 @@ def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
     assert merged["permissions"] == theirs["permissions"]
     pre = merged["hooks"]["PreToolUse"]
     assert pre[0] == theirs["hooks"]["PreToolUse"][0]  # their hook untouched, still first
-    assert pre[1]["matcher"] == "Edit|Write|Read"
+    assert pre[1]["matcher"] == "Edit|MultiEdit|Write|NotebookEdit|Read"
     for event in ("UserPromptSubmit", "SessionStart", "PreToolUse"):
         ours = [
             h
@@ -216,7 +216,7 @@ def test_install_codex_and_gemini_merge_and_are_idempotent(
     for event in events:
         (command,) = commands_of(settings, event)
         assert str(repo) not in command and "KROUTE_SOCKET" not in command
-        assert f"/.{name}/hooks/kroute/{name}/" in command
+        assert f".{name}/hooks/kroute/{name}/" in command
     items = [h for g in merged["hooks"][events[1]] for h in g["hooks"]]
     assert items[0]["timeout"] == timeout
     assert "KROUTE_HOOK_BUDGET=4 " in items[0]["command"]  # the timeout's 5 s, less a second
@@ -224,6 +224,71 @@ def test_install_codex_and_gemini_merge_and_are_idempotent(
     assert kroute("install", name, "--local", cwd=repo).returncode != 0  # no such scope
     assert kroute("uninstall", name, cwd=repo).returncode == 0
     assert settings.read_text() == original
+
+
+@pytest.mark.parametrize(("name", "says"), [("codex", "/hooks"), ("gemini", "trust the folder")])
+def test_codex_and_gemini_installs_say_how_to_trust_the_hooks(
+    repo: Path, name: str, says: str
+) -> None:
+    installed = kroute("install", name, cwd=repo)
+    assert installed.returncode == 0
+    assert says in installed.stdout and "kroute doctor" in installed.stdout
+    assert "trust" not in kroute("install", "claude", cwd=repo).stdout
+
+
+def run_codex_hook(command: str, data: bytes, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run an installed Codex hook command as Codex runs it: through a login shell, in the
+    session's directory, with kroute on PATH and no project-dir variable set."""
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_PROJECT_DIR")}
+    environment["PATH"] = f"{BIN}:/usr/bin:/bin"
+    return subprocess.run(
+        ["/bin/sh", "-lc", command],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        env=environment,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+def test_the_codex_command_runs_in_a_monorepo_subproject_and_outside_git(
+    tmp_path: Path, in_git: bool
+) -> None:
+    top = tmp_path / "mono"
+    project = top / "services" / "billing"  # kroute.toml here, the git root two levels up
+    shutil.copytree(DEMO, project)
+    if in_git:
+        git(top, "init", "-q")
+    assert kroute("install", "codex", cwd=project).returncode == 0
+    assert kroute("start", cwd=project).returncode == 0
+    (command,) = commands_of(project / ".codex" / "hooks.json", "UserPromptSubmit")
+    assert "git rev-parse" not in command
+    data = (FIXTURES / "hook_payloads" / "codex_user_prompt_submit.json").read_bytes()
+    data = data.replace(b"REPO", str(project / "src").encode())
+    result = run_codex_hook(command, data, project / "src")  # a session below the root
+    assert result.returncode == 0, result.stderr
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "rotate-webhook-signing-key.md" in context
+    nowhere = run_codex_hook(command, data, tmp_path)  # no shim above: nothing, and exit 0
+    assert (nowhere.returncode, nowhere.stdout, nowhere.stderr) == (0, b"", b"")
+    assert kroute("stop", cwd=project).returncode == 0
+
+
+def test_matchers_cover_every_file_writing_tool(repo: Path) -> None:
+    for name, file, event in [
+        ("claude", ".claude/settings.json", "PreToolUse"),
+        ("codex", ".codex/hooks.json", "PreToolUse"),
+        ("gemini", ".gemini/settings.json", "AfterTool"),
+    ]:
+        assert kroute("install", name, cwd=repo).returncode == 0
+        (group,) = json.loads((repo / file).read_text())["hooks"][event]
+        tools = set(group["matcher"].split("|"))
+        assert {
+            "claude": {"Edit", "MultiEdit", "Write", "NotebookEdit"},
+            "codex": {"apply_patch"},
+            "gemini": {"write_file", "replace"},
+        }[name] <= tools, name
 
 
 def test_the_budget_follows_a_timeout_kept_from_an_earlier_install(repo: Path) -> None:

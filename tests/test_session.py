@@ -100,26 +100,27 @@ def test_compact_and_clear_reset_what_the_session_was_shown(engine: Engine) -> N
     assert prompt(app, PROMPTS[1]) == ""
     assert session_start(app, "resume") == ""  # a resumed session keeps its memory
     assert prompt(app, PROMPTS[1]) == ""
-    assert session_start(app, "compact") == ""  # no orientation after a compaction ...
-    assert prompt(app, PROMPTS[1]) == first  # ... but the pointers may come again
+    compacted = session_start(app, "compact")  # a brief orientation after a compaction ...
+    assert "once per session" not in compacted and "entries" in compacted
+    assert prompt(app, PROMPTS[1]) == first  # ... and the pointers may come again
     assert "entries" in session_start(app, "clear")
     assert prompt(app, PROMPTS[1]) == first
 
 
-def test_session_start_orients_on_startup_and_clear_only(engine: Engine) -> None:
+def test_session_start_orients_on_startup_clear_and_compact_only(engine: Engine) -> None:
     app, _ = app_with_log(engine)
     for source, oriented in [
         ("startup", True),
         ("clear", True),
         ("resume", False),
-        ("compact", False),
+        ("compact", True),
     ]:
         printed = session_start(app, source)
         assert bool(printed) is oriented, source
         if oriented:
             assert json.loads(printed)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    plan = harness.plan("claude", "SessionStart", {"session_id": "s", "source": "compact"})
-    assert (plan.kind, plan.skip, plan.reset) == ("skip", "session-compact", True)
+    plan = harness.plan("claude", "SessionStart", {"session_id": "s", "source": "resume"})
+    assert (plan.kind, plan.skip, plan.reset) == ("skip", "session-resume", False)
     assert harness.plan("claude", "SessionStart", {"session_id": "s"}).kind == "orientation"
 
 

@@ -52,20 +52,25 @@ def shadow_lines(repo: Path, expected: int) -> list[dict[str, Any]]:
         time.sleep(0.02)
 
 
-def session(repo: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[set[str], list[Any]]:
+def session(
+    repo: Path,
+    calls: list[tuple[str, dict[str, Any]]],
+    args: tuple[str, ...] = ("-m", "router", "mcp"),
+    errlog: Any = None,
+) -> tuple[list[Any], list[Any]]:
     """Start `python -m router mcp` in the repository, list its tools and make the calls;
-    return the tool names and each call's result (CallToolResult)."""
+    return the tools listed and each call's result (CallToolResult)."""
     import anyio
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "router", "mcp"], cwd=repo, env=dict(os.environ)
+        command=sys.executable, args=list(args), cwd=repo, env=dict(os.environ)
     )
 
-    async def run() -> tuple[set[str], list[Any]]:
+    async def run() -> tuple[list[Any], list[Any]]:
         async with (
-            stdio_client(server) as (read, write),
+            stdio_client(server, errlog=errlog or sys.stderr) as (read, write),
             ClientSession(read, write) as client,
         ):
             await client.initialize()
@@ -74,14 +79,20 @@ def session(repo: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[set[st
                 await client.call_tool(name, arguments, read_timeout_seconds=CALL_TIMEOUT)
                 for name, arguments in calls
             ]
-            return {tool.name for tool in listed.tools}, results
+            return list(listed.tools), results
 
     return anyio.run(run)
 
 
+def said(result: Any) -> str:
+    """Return a tool result's text (its one content block)."""
+    (block,) = result.content
+    return str(block.text)
+
+
 @needs_sdk
 def test_the_tools_route_with_evidence_and_the_route_is_logged_as_mcp(repo: Path) -> None:
-    names, (route, governing, explain, bad) = session(
+    listed, (route, governing, explain, bad) = session(
         repo,
         [
             ("route", {"task": "fix invoice rounding", "budget": 3}),
@@ -90,18 +101,19 @@ def test_the_tools_route_with_evidence_and_the_route_is_logged_as_mcp(repo: Path
             ("route", {"task": "x", "budget": 0}),
         ],
     )
-    assert names >= TOOLS
+    assert {tool.name for tool in listed} >= TOOLS
     assert not route.is_error
     document = route.structured_content
     assert len(document["pointers"]) == 3
     assert document["pointers"][0]["evidence"]["terms"]
     assert document["withheld"] > 0
-    assert "billing.instructions.md" in document["text"]
+    assert "billing.instructions.md" in said(route)
     governed = governing.structured_content["pointers"]
     assert governed and all(p["evidence"] for p in governed)
     assert any("invoice-builder" in p["path"] for p in governed)
     assert explain.structured_content["rows"]
-    assert bad.is_error  # refused by the input schema, for the model to read
+    assert said(explain).startswith(f"{len(explain.structured_content['rows'])} scored rows")
+    assert bad.is_error  # refused for the model to read
     logged = shadow_lines(repo, 2)
     assert [line["source"] for line in logged] == ["mcp", "mcp"]
     assert logged[0]["task"] == "fix invoice rounding"
@@ -122,13 +134,130 @@ def test_catalog_lists_entries_and_why_not_explains_one(repo: Path) -> None:
     entries = catalog.structured_content["entries"]
     assert entries and {e["kind"] for e in entries} == {"design_spec"}
     assert {"id", "path", "kind", "title", "summary"} <= set(entries[0])
-    assert not why_not.is_error and why_not.structured_content["text"]
-    assert unknown.is_error and "no entry `no-such-entry`" in unknown.content[0].text
+    assert not why_not.is_error and "TW-SPEC-signing-keys" in said(why_not)
+    assert unknown.is_error and said(unknown).startswith("Error: no entry `no-such-entry`")
+
+
+@needs_sdk
+def test_the_result_text_is_the_text_form_with_the_data_beside_it(repo: Path) -> None:
+    _, (route, governing, catalog) = session(
+        repo,
+        [
+            ("route", {"task": "retry a failed webhook delivery"}),
+            ("governing", {"path": "src/billing/invoice.py"}),
+            ("catalog", {"kind": "skill"}),
+        ],
+    )
+    text = said(route)
+    document = route.structured_content
+    pointer_lines = [line for line in text.splitlines() if "\u2014" in line]
+    assert [line.split()[0] for line in pointer_lines] == [p["path"] for p in document["pointers"]]
+    assert text.splitlines()[-1] == f"  withheld {document['withheld']} more"
+    assert "text" not in document  # the text is the result's: not repeated beside it
+    # a fraction of the indented JSON that was the result's text before
+    assert len(text) * 3 < len(json.dumps(document, indent=2))
+    assert said(governing).startswith("  ") and "governs src/billing/invoice.py" in said(governing)
+    listing = said(catalog).splitlines()
+    assert listing[0] == f"{len(catalog.structured_content['entries'])} entries of kind skill:"
+    assert all(" [skill] " in line for line in listing[1:])
+
+
+@needs_sdk
+def test_bad_calls_say_what_to_send_instead(repo: Path) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("route", {"task": "x", "budget": 0}),
+        ("route", {"task": "x", "bogus": 1}),
+        ("route", {}),
+        ("route", {"task": "x", "paths": "src/a.py"}),
+        ("catalog", {"kind": "nope"}),
+        ("route", {"task": "word " * 500_000}),
+        ("nothing", {}),
+    ]
+    _, results = session(repo, calls)
+    assert all(result.is_error for result in results)
+    texts = [said(result) for result in results]
+    assert texts[:5] == [
+        "Error: `budget` of `route` is 0. Send a whole number of at least 1: the most pointers "
+        "to offer, 5 by default.",
+        "Error: `route` takes no argument `bogus`. Its arguments are `task`, `paths`, `budget`.",
+        "Error: `route` needs `task`: the task, in the words the user gave it. Call it again "
+        "with `task`.",
+        'Error: `paths` of `route` is "src/a.py". Send a list of text, such as ["src/app.py"]: '
+        "files the task is about, relative to the repository.",
+        "Error: the catalog has no entry of kind `nope`. Use one of its kinds: annex, decision, "
+        "design_spec, evaluation, how_to, instruction, obligation, requirement, rule, skill; or "
+        "leave `kind` out for every entry.",
+    ]
+    assert texts[5].startswith("Error: the request is 2.4 MB; kroute takes at most 1 MiB.")
+    assert "Send the request itself as `task`" in texts[5]
+    assert texts[6] == (
+        "Error: there is no tool `nothing`. Call one of route, explain, governing, catalog, "
+        "why_not."
+    )
+    for text in texts:  # one sentence for the model, no validator's dump
+        assert "\n" not in text and "pydantic" not in text and "http" not in text
+
+
+@needs_sdk
+def test_governing_says_which_file_nothing_governs(repo: Path) -> None:
+    _, (ungoverned, outside) = session(
+        repo, [("governing", {"path": "README.md"}), ("governing", {"path": "/etc/x.go"})]
+    )
+    assert said(ungoverned) == "No catalog document governs README.md."
+    assert said(outside) == (
+        f"/etc/x.go is outside the repository ({repo}), so no catalog document governs it."
+    )
+    assert outside.structured_content["pointers"] == []
+
+
+@needs_sdk
+def test_the_descriptions_read_as_sentences(repo: Path) -> None:
+    listed, _ = session(repo, [])
+    for tool in listed:
+        texts = [tool.description] + [
+            p["description"] for p in tool.input_schema["properties"].values()
+        ]
+        for text in texts:
+            assert "\n" not in text and "  " not in text, (tool.name, text)
+            assert text[0].isupper() and text.endswith("."), (tool.name, text)
+        assert tool.input_schema["additionalProperties"] is False
+        assert tool.annotations.read_only_hint is True
+    (explain,) = [tool for tool in listed if tool.name == "explain"]
+    assert "five tiers" in explain.description  # as the record has them (match_breakdown)
+
+
+@needs_sdk
+def test_initialize_waits_on_no_engine_import(repo: Path, tmp_path: Path) -> None:
+    # The server's process says at exit which heavy modules it imported: after initialize
+    # and tools/list, none of the engine's (they load on the first tool answered in process).
+    probe = (
+        "import atexit, sys\n"
+        "heavy = ('numpy', 'router.runtime.engine', 'router.serve.service', 'yaml')\n"
+        "atexit.register(lambda: print('LOADED', [m for m in heavy if m in sys.modules],"
+        " file=sys.stderr))\n"
+        "from router.cli import main\n"
+        "main(['mcp'])\n"
+    )
+    log = tmp_path / "server.log"
+    with log.open("w") as errlog:
+        listed, _ = session(repo, [], args=("-c", probe), errlog=errlog)
+    assert {tool.name for tool in listed} == TOOLS
+    assert "LOADED []" in log.read_text()
+
+
+def test_the_request_cap_is_the_daemons() -> None:
+    from router.serve import server
+
+    assert toolserver.MAX_BODY == server.BODY_CAP
 
 
 def test_a_tool_without_its_endpoint_says_it_is_not_available(
-    repo: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    open_dir = tmp_path / "open-run"  # no daemon can be had: the tool answers in process
+    (open_dir / "kroute").mkdir(parents=True)
+    (open_dir / "kroute").chmod(0o777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(open_dir))
     monkeypatch.delitem(service.ENDPOINTS, "/v1/why-not")
     tools = toolserver.Tools(config.load(repo / "kroute.toml", repo), os.environ)
     with pytest.raises(toolserver.Unavailable, match="why_not is not available in this kroute"):
@@ -184,6 +313,25 @@ def test_install_merges_the_entry_idempotently(repo: Path) -> None:
     again = kroute("mcp", "install", cwd=repo)
     assert again.returncode == 0 and "already up to date" in again.stdout
     assert mcp_file.read_text() == before
+
+
+def test_uninstall_takes_out_exactly_what_install_put_in(repo: Path) -> None:
+    assert kroute("mcp", "install", cwd=repo).returncode == 0
+    removed = kroute("mcp", "uninstall", cwd=repo)
+    assert removed.returncode == 0 and "removed" in removed.stdout
+    assert not (repo / ".mcp.json").exists()  # install made it: it goes
+    mcp_file = repo / ".mcp.json"
+    other = {"mcpServers": {"other": {"command": "x", "args": []}}, "keep": 1}
+    mcp_file.write_text(json.dumps(other, indent=2) + "\n")
+    before = mcp_file.read_text()
+    assert kroute("mcp", "install", cwd=repo).returncode == 0
+    dry = kroute("mcp", "uninstall", "--dry-run", cwd=repo)
+    assert "dry run" in dry.stdout and '"kroute"' in mcp_file.read_text()
+    assert kroute("mcp", "uninstall", cwd=repo).returncode == 0
+    assert json.loads(mcp_file.read_text()) == other
+    assert mcp_file.read_text() == before
+    again = kroute("mcp", "uninstall", cwd=repo)
+    assert again.returncode == 0 and "already up to date" in again.stdout
 
 
 def test_install_refuses_a_file_it_cannot_merge(repo: Path) -> None:

@@ -28,7 +28,7 @@ from router.cli.group import (
     resolve_config,
     say,
 )
-from router.core import config, render, text
+from router.core import config, diagnostic, render, stray, text
 from router.core.config import Config
 from router.filters import intent, relevance
 from router.runtime import nearby, request
@@ -184,35 +184,53 @@ def neighbours_of(engine: Engine) -> nearby.Nearby:
 @config_option
 @json_option
 def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> None:
-    """Check the catalog: every diagnostic, and entries by kind. Exit 1 on any error."""
-    engine = Engine.load(resolve_config(catalog_dir, config_file))
+    """Check the catalog: every diagnostic, entries by kind, and catalog files no root
+    covers. Exit 1 on any error."""
+    # outside any repository this is the error `kroute route` gives, not an empty catalog
+    engine = Engine.load(resolve_config(catalog_dir, config_file, need_catalog=True))
     cat = engine.catalog
     kinds = dict(sorted(Counter(e.kind for e in cat.entries).items()))
+    found = [*cat.diagnostics, *_strays(engine.config)]
+    errors = sum(d.severity == diagnostic.ERROR for d in found)
+    warnings = sum(d.severity == diagnostic.WARNING for d in found)
     if as_json:
         emit_json(
             {
                 "entries": len(cat.entries),
                 "kinds": kinds,
                 "pages": cat.pages,
-                "errors": len(cat.errors),
-                "warnings": len(cat.diagnostics) - len(cat.errors),
-                "diagnostics": [d.as_dict() for d in cat.diagnostics],
+                "errors": errors,
+                "warnings": warnings,
+                "diagnostics": [d.as_dict() for d in found],
                 "root": str(engine.config.root),
             }
         )
     else:
-        for d in cat.diagnostics:
+        for d in found:
             where = f"{text.flat(d.path)}:{d.line}" if d.line is not None else text.flat(d.path)
             say(f"{where}: {d.severity}: {text.flat(d.problem)}")
         by_kind = ", ".join(f"{text.flat(k)} {n}" for k, n in kinds.items()) or "none"
-        warnings = len(cat.diagnostics) - len(cat.errors)
         pages = f"; {_count(cat.pages, 'page')} read into their skill" if cat.pages else ""
         click.echo(
             f"{_count(len(cat.entries), 'entry', 'entries')} ({by_kind}){pages}; "
-            f"{_count(len(cat.errors), 'error')}, {_count(warnings, 'warning')}"
+            f"{_count(errors, 'error')}, {_count(warnings, 'warning')}"
         )
-    if cat.errors:
+    if errors:
         sys.exit(1)
+
+
+def _strays(cfg: Config) -> list[diagnostic.Diagnostic]:
+    """Return a warning for each folder of catalog files that no root covers."""
+    return [
+        diagnostic.Diagnostic(
+            home.folder,
+            f"{home.says()} outside the catalog roots, so no route offers "
+            f"{'it' if home.files == 1 else 'them'}; add {json.dumps(home.folder)} to "
+            f"roots in {config.FILE_NAME}",
+            diagnostic.WARNING,
+        )
+        for home in stray.homes(cfg)
+    ]
 
 
 @main.command()
@@ -229,19 +247,19 @@ def init(directory: Path) -> None:
     if target.exists():
         raise KrouteError(f"{target} already exists", "Edit it, or remove it to start over")
     starter = resources.files("router").joinpath("data/starter.toml").read_text("utf-8")
-    found = config.present_roots(directory)
-    roots = found or config.DEFAULT_ROOTS
+    # Every usual home, whether it exists yet or not: a missing root costs nothing, and
+    # rules or records added there later are routed without anyone editing this file.
+    roots = config.DEFAULT_ROOTS
     line = "roots = [" + ", ".join(json.dumps(r) for r in roots) + "]"
     starter = "\n".join(line if s.startswith("roots = ") else s for s in starter.split("\n"))
     directory.mkdir(parents=True, exist_ok=True)
     target.write_text(starter, encoding="utf-8")
-    if found:
-        click.echo(f"wrote {target} with the catalog roots found here: {', '.join(found)}")
-    else:
-        click.echo(
-            f"wrote {target}; none of the usual catalog homes exists here yet, so it lists "
-            f"them all: {', '.join(roots)}"
-        )
+    found = config.present_roots(directory)
+    here = f"found here: {', '.join(found)}" if found else "none of them exists here yet"
+    click.echo(
+        f"wrote {target}; its roots are every usual catalog home ({here}; a missing one "
+        "costs nothing). Next: kroute check"
+    )
 
 
 def _route_options(command: Any) -> Any:

@@ -216,6 +216,8 @@ def _add_harness(harness: agents.Harness) -> None:
                 f"find {agents.HOOK_BIN_ON_PATH} on PATH and the daemon's socket themselves; "
                 "every teammate needs kroute on PATH (pipx install / uv tool install)"
             )
+        if harness.trust:  # without it the harness skips kroute without a word
+            click.echo(f"next: {harness.trust}")
 
     @uninstall.command(name=harness.name, help=f"Remove kroute's {harness.name} hooks.")
     @_scope_options(harness)

@@ -42,7 +42,16 @@ class Command:
 _CATALOG = "router.cli.catalog_commands"
 _DAEMON = "router.cli.daemon_commands"
 COMMANDS: dict[str, Command] = {
-    "check": Command(_CATALOG, "Check the catalog: every diagnostic, and entries by kind."),
+    "check": Command(
+        _CATALOG,
+        "Check the catalog: every diagnostic, entries by kind, and catalog files no root covers.",
+    ),
+    "doctor": Command(
+        "router.cli.doctor_commands",
+        "Check everything a hook needs here: kroute.toml, kroute and kroute-hook on PATH, the "
+        "installed hooks (runnable, of this version, trusted), the daemon, and catalog folders "
+        "outside the roots.",
+    ),
     "eval": Command(
         "router.cli.eval_commands",
         "Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score "

@@ -3,6 +3,7 @@ targets cover them. Pure: a function of the index and the words."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 
 from router.core import cutoff, text
@@ -20,7 +21,9 @@ def named(
     """Return the anchors the words name (a task's words, then its explicit paths) in their
     order, the entries governing any of them, and per entry id the anchors it governs (in
     order). Without `languages`, a pattern covering every file of an extension (`**/*.py`)
-    governs nothing here (`Index.governing`). Raises cutoff.Abandoned when `stop`, asked
+    governs nothing here (`Index.governing`). An absolute path outside `root` (when it is
+    known) names no anchor: governs targets are paths inside the repository, and `*.go`
+    does not make `/etc/x.go` a file of it. Raises cutoff.Abandoned when `stop`, asked
     before each word that may be a path is looked up, says to stop."""
     anchors: list[str] = []
     entries: dict[str, Entry] = {}
@@ -32,7 +35,7 @@ def named(
         best: tuple[str, list[Entry]] | None = None
         for reading in text.path_readings(word):
             reading = relative(reading, root)
-            if not text.looks_like_path(reading):
+            if (root and _outside(reading)) or not text.looks_like_path(reading):
                 continue
             governing = index.governing(reading, languages)
             # The reading most entries govern wins, the earliest on a tie: a directory target
@@ -56,6 +59,16 @@ def relative(reading: str, root: str) -> str:
     if root and reading.startswith(root + "/"):
         return reading[len(root) + 1 :]
     return reading.removeprefix("./")
+
+
+def _outside(reading: str) -> bool:
+    """Return whether a path made relative to the root (`relative`) lies outside it: still
+    absolute, or climbing out with `..`."""
+    if reading.startswith("/"):
+        return True
+    if "/../" not in f"/{reading}/":
+        return False
+    return posixpath.normpath(reading).split("/")[0] == ".."
 
 
 def governing(index: Index, path: str, root: str) -> list[Entry]:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import TypeVar
 
 from router.base import protocol
 from router.base.errors import ConfigError
@@ -44,6 +47,41 @@ MEANING_MODES = ("off", "shadow", "live")
 # A daemon nobody asked for half an hour is likely left over from a finished session, and
 # the next route starts a fresh one, so exiting costs one cold load.
 DEFAULT_IDLE_MINUTES = 30.0
+# What kroute.toml may hold: each top-level key, with the keys of its table (None: a table
+# whose keys are the user's own names, checked where it is read). `route.gate_terms` is an
+# old setting still accepted and ignored: silence is decided for the route as a whole now.
+SECTIONS = ("route", "shadow", "daemon", "meaning", "intent", "purposes", "kinds", "shelves")
+KNOWN: dict[str, tuple[str, ...] | None] = {
+    "roots": None,
+    "exclude": None,
+    "route": ("budget", "order", "gate_terms"),
+    "shadow": ("mode", "redact"),
+    "daemon": ("idle_minutes",),
+    "meaning": ("mode", "model"),
+    "intent": ("strategies",),
+    "purposes": None,
+    "kinds": None,
+    "shelves": None,
+}
+# How alike an unknown name must be to a known one to be offered as what was meant
+# (difflib's ratio: `root` and `roots` 0.89, `rout` and `route` 0.89, `buget` and `budget` 0.91).
+NEAREST_CUTOFF = 0.6
+T = TypeVar("T")
+# What a bad member reads as while the rest of the file is checked (typed for `take`).
+NO_TABLE: Mapping[str, object] = MappingProxyType({})
+NO_TEXTS: tuple[str, ...] = ()
+
+
+class ConfigProblemsError(ConfigError):
+    """Several problems in one kroute.toml, each a ConfigError of its own (`problems`)."""
+
+    def __init__(self, where: str, problems: list[ConfigError]) -> None:
+        listed = " ".join(f"({n}) {problem}" for n, problem in enumerate(problems, 1))
+        super().__init__(
+            f"{where} has {len(problems)} problems: {listed}",
+            "Fix each of them, then run kroute check",
+        )
+        self.problems = tuple(problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +117,9 @@ def load(file: Path, root: Path | None = None) -> Config:
     """Return the configuration in `file`. Its `roots` are relative to `root` when given (a
     catalog directory named on the command line), else to the file's directory.
 
-    Raises ConfigError naming the file and the bad member."""
+    Raises ConfigError naming the file and the bad member: every problem the file has in
+    one error (an unknown key or section named with the nearest known one), so that one
+    run of `kroute check` shows them all; a file that is not TOML at all is one error."""
     try:
         raw = file.read_bytes()
     except OSError as error:
@@ -91,54 +131,151 @@ def load(file: Path, root: Path | None = None) -> Config:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{file} is not valid TOML: {error}", "Fix the file") from None
     where = file.name
-    route = _table(table, "route", where)
-    shadow = _table(table, "shadow", where)
-    daemon = _table(table, "daemon", where)
-    order = route.get("order", DEFAULT_ORDER)
-    if order not in ORDERS:
-        raise ConfigError(f"{where}: route.order is {order!r}", f"Use one of {', '.join(ORDERS)}")
-    mode = shadow.get("mode", "live")
-    if mode not in SHADOW_MODES:
+    problems: list[ConfigError] = list(unknown_keys(table, where))
+
+    def take(read: Callable[[], T], default: T) -> T:
+        # Reading goes on past a bad member, so that every problem is reported at once.
+        try:
+            return read()
+        except ConfigError as error:
+            problems.append(error)
+            return default
+
+    route = take(lambda: _table(table, "route", where), NO_TABLE)
+    shadow = take(lambda: _table(table, "shadow", where), NO_TABLE)
+    daemon = take(lambda: _table(table, "daemon", where), NO_TABLE)
+    meaning = take(lambda: _table(table, "meaning", where), NO_TABLE)
+    intent_table = take(lambda: _table(table, "intent", where), NO_TABLE)
+    order = take(lambda: _choice(route, "order", ORDERS, DEFAULT_ORDER, "route", where), "")
+    mode = take(lambda: _choice(shadow, "mode", SHADOW_MODES, "live", "shadow", where), "")
+    meaning_mode = take(
+        lambda: _choice(meaning, "mode", MEANING_MODES, "off", "meaning", where), ""
+    )
+    meaning_model = take(lambda: _model(meaning.get("model"), where), None)
+    roots = take(lambda: _roots(table.get("roots", list(DEFAULT_ROOTS)), where), NO_TEXTS)
+    exclude = take(lambda: _strings(table.get("exclude", []), "exclude", where), NO_TEXTS)
+    tax = taxonomy.from_table(table, where, problems)
+    budget = take(
+        lambda: _count(route.get("budget", DEFAULT_BUDGET), "route.budget", where, minimum=0),
+        DEFAULT_BUDGET,
+    )
+    redact = take(lambda: _flag(shadow.get("redact", False), "shadow.redact", where), False)
+    idle = take(
+        lambda: _minutes(
+            daemon.get("idle_minutes", DEFAULT_IDLE_MINUTES), "daemon.idle_minutes", where
+        ),
+        DEFAULT_IDLE_MINUTES,
+    )
+    take(lambda: _strategies(intent_table, where), None)
+    if len(problems) == 1:
+        raise problems[0]
+    if problems:
+        raise ConfigProblemsError(where, problems)
+    return Config(
+        root=(root or file.parent).resolve(),
+        roots=roots,
+        exclude=exclude,
+        taxonomy=tax,
+        budget=budget,
+        order=str(order),
+        shadow_mode=str(mode),
+        shadow_redact=redact,
+        intent=intent_table,
+        idle_minutes=idle,
+        meaning_mode=str(meaning_mode),
+        meaning_model=meaning_model,
+        file=file.resolve(),
+        digest=hashlib.sha256(raw).hexdigest()[:16],
+    )
+
+
+def unknown_keys(table: Mapping[str, object], where: str) -> list[ConfigError]:
+    """Return an error for each key or section of a config table that kroute does not read
+    (a typo such as `root =` or `[rout]` would otherwise be ignored without a word), each
+    naming the nearest known name. Free-form tables (kinds, shelves, each purpose's name,
+    intent strategies) are checked where they are read."""
+    found = []
+    for name, value in table.items():
+        if name not in KNOWN:
+            found.append(_unknown(name, tuple(KNOWN), "", where, isinstance(value, dict)))
+            continue
+        keys = KNOWN[name]
+        if keys is None or not isinstance(value, dict):
+            continue
+        found += [_unknown(key, keys, name, where) for key in value if key not in keys]
+    return found
+
+
+def _unknown(
+    name: str, known: tuple[str, ...], section: str, where: str, table: bool = False
+) -> ConfigError:
+    """Return the error of a key (or section) kroute does not know, naming the nearest one."""
+    shown = f"[{name}]" if table else f"`{section + '.' if section else ''}{name}`"
+    close = difflib.get_close_matches(name, known, n=1, cutoff=NEAREST_CUTOFF) or [
+        k for k in known if k.startswith(name) or name.startswith(k)
+    ]
+    if close:
+        nearest = f"[{close[0]}]" if table and close[0] in SECTIONS else f"`{close[0]}`"
+        todo = f"Did you mean {nearest}? Rename it"
+    else:
+        todo = f"Use one of {', '.join(known)}"
+    return ConfigError(f"{where}: {shown} is not a kroute.toml setting", todo)
+
+
+def _choice(
+    section: Mapping[str, object],
+    key: str,
+    choices: tuple[str, ...],
+    default: str,
+    name: str,
+    where: str,
+) -> str:
+    """Return a setting that must be one of `choices`. Raises ConfigError naming them."""
+    value = section.get(key, default)
+    if value not in choices:
+        raise ConfigError(f"{where}: {name}.{key} is {value!r}", f"Use one of {', '.join(choices)}")
+    return str(value)
+
+
+def _model(value: object, where: str) -> str | None:
+    """Return `meaning.model` (None: the packaged model). Raises ConfigError for anything
+    but a non-empty text."""
+    if value is not None and (not isinstance(value, str) or not value):
         raise ConfigError(
-            f"{where}: shadow.mode is {mode!r}", f"Use one of {', '.join(SHADOW_MODES)}"
-        )
-    meaning = _table(table, "meaning", where)
-    meaning_mode = meaning.get("mode", "off")
-    if meaning_mode not in MEANING_MODES:
-        raise ConfigError(
-            f"{where}: meaning.mode is {meaning_mode!r}", f"Use one of {', '.join(MEANING_MODES)}"
-        )
-    meaning_model = meaning.get("model")
-    if meaning_model is not None and (not isinstance(meaning_model, str) or not meaning_model):
-        raise ConfigError(
-            f"{where}: meaning.model is {meaning_model!r}",
+            f"{where}: meaning.model is {value!r}",
             "Name a model file or directory, or leave it out for the packaged model",
         )
-    roots = _strings(table.get("roots", list(DEFAULT_ROOTS)), "roots", where)
+    return value
+
+
+def _roots(value: object, where: str) -> tuple[str, ...]:
+    """Return the roots, each relative to the repository. Raises ConfigError for a root
+    that leaves it."""
+    roots = _strings(value, "roots", where)
     for entry in roots:
         if entry.startswith("/") or ".." in entry.split("/"):
             raise ConfigError(
                 f"{where}: root {entry!r} leaves the repository",
                 "Write roots relative to the repository root",
             )
-    return Config(
-        root=(root or file.parent).resolve(),
-        roots=roots,
-        exclude=_strings(table.get("exclude", []), "exclude", where),
-        taxonomy=taxonomy.from_table(table, where),
-        budget=_count(route.get("budget", DEFAULT_BUDGET), "route.budget", where, minimum=0),
-        order=str(order),
-        shadow_mode=str(mode),
-        shadow_redact=_flag(shadow.get("redact", False), "shadow.redact", where),
-        intent=_table(table, "intent", where),
-        idle_minutes=_minutes(
-            daemon.get("idle_minutes", DEFAULT_IDLE_MINUTES), "daemon.idle_minutes", where
-        ),
-        meaning_mode=str(meaning_mode),
-        meaning_model=meaning_model,
-        file=file.resolve(),
-        digest=hashlib.sha256(raw).hexdigest()[:16],
-    )
+    return roots
+
+
+def _strategies(intent_table: Mapping[str, object], where: str) -> None:
+    """Check `[intent.strategies]` as the engine will read it. Raises ConfigError."""
+    strategies = intent_table.get("strategies", {})
+    if not isinstance(strategies, dict):
+        raise ConfigError(
+            f"{where}: `intent.strategies` must be a table", "Write [intent.strategies.NAME]"
+        )
+    if not strategies:
+        return
+    from router.filters import intent  # the classifier's tables, only when they are set
+
+    try:
+        intent.defaults_from_config(strategies)
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error.what}", error.todo) from None
 
 
 def _table(table: Mapping[str, object], name: str, where: str) -> Mapping[str, object]:

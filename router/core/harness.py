@@ -48,10 +48,13 @@ FILE_TOOLS = ("Edit", "Write", "Read", "MultiEdit", "NotebookEdit")
 # the start are mostly pasted material, which would drown what the user asked.
 PROMPT_TASK_CHARS = 4000
 PROMPT_PATHS = 64
-# SessionStart sources of a session that still holds what it was told (no orientation), and
-# those after which its context was emptied (what it was shown is forgotten).
-UNORIENTED_SOURCES = ("resume", "compact")
+# SessionStart sources of a session that still holds what it was told (no orientation),
+# those after which its context was emptied (what it was shown is forgotten), and those after
+# which it holds a summary that may have dropped the orientation (a brief one is given again).
+UNORIENTED_SOURCES = ("resume",)
 RESET_SOURCES = ("clear", "compact")
+BRIEF_SOURCES = ("compact",)
+ALWAYS_SHOWN = 20  # always-apply entries listed by name at session start; the rest counted
 # Prompts Claude Code or other tools wrote, not the user: routing them would inject noise.
 ENVELOPES = re.compile(
     r"^\s*(<task-notification>|<cross-session-message|<command-name>|<command-message>|"
@@ -79,6 +82,7 @@ class Plan(NamedTuple):
     # The session's context was emptied (SessionStart after `clear` or `compact`): what it
     # was shown is gone, so the pointers already injected in it may be injected again.
     reset: bool = False
+    brief: bool = False  # an orientation of one paragraph (after a compaction)
 
 
 def decode(raw: bytes | str) -> dict[str, Any] | None:
@@ -114,18 +118,12 @@ def plan(harness: str, event: str, payload: Mapping[str, Any] | None) -> Plan:
         if ENVELOPES.match(prompt) or prompt.lstrip().startswith("/"):
             return Plan("skip", skip="envelope", **common)
         return Plan("route", prompt_body(prompt), **common)
-    if (harness, event) == ("claude", "SessionStart"):
-        # SessionStart runs again on `resume`, `clear` and `compact`: a resumed or compacted
-        # session still knows the catalog, so only a fresh context (`startup`, `clear`, or a
-        # payload naming no source) gets the orientation.
-        source = _text(member(payload, "source"))
-        reset = source in RESET_SOURCES
-        if source in UNORIENTED_SOURCES:
-            return Plan("skip", skip=f"session-{source}", reset=reset, **common)
-        return Plan("orientation", reset=reset, **common)
+    if event == "SessionStart" and harness in ("claude", *AGENT_PROMPT):
+        return _session_start(payload, common)
     if (harness, event) == ("claude", "PreToolUse"):
         tool_input = member(payload, "tool_input")
-        path = member(tool_input, "file_path") if isinstance(tool_input, dict) else None
+        tool_input = tool_input if isinstance(tool_input, dict) else {}
+        path = member(tool_input, "file_path") or member(tool_input, "notebook_path")
         if not isinstance(path, str) or not path:
             return Plan("skip", skip="no-file", **common)
         tool = _text(member(payload, "tool_name")) or ""
@@ -144,13 +142,23 @@ def plan(harness: str, event: str, payload: Mapping[str, Any] | None) -> Plan:
     return Plan("skip", skip="unknown-event", **common)
 
 
+def _session_start(payload: Mapping[str, Any], common: dict[str, Any]) -> Plan:
+    """Return what a SessionStart asks. It runs again on `resume`, `clear` and (Claude Code)
+    `compact`: a resumed session still knows the catalog (nothing); a fresh context
+    (`startup`, `clear`, or a payload naming no source) gets the orientation; a compacted
+    one gets it in brief, since its summary may have dropped it."""
+    source = _text(member(payload, "source")) or _text(member(payload, "trigger"))
+    reset = source in RESET_SOURCES
+    if source in UNORIENTED_SOURCES:
+        return Plan("skip", skip=f"session-{source}", reset=reset, **common)
+    return Plan("orientation", reset=reset, brief=source in BRIEF_SOURCES, **common)
+
+
 def _plan_agent(
     harness: str, event: str, payload: Mapping[str, Any], common: dict[str, Any]
 ) -> Plan:
     """Return what a Codex CLI or Gemini CLI event asks (their payloads are Claude Code's
     shape: `prompt`, `tool_name`, `tool_input`, snake_case)."""
-    if event == "SessionStart":
-        return Plan("orientation", **common)
     if event == AGENT_PROMPT[harness]:
         prompt = member(payload, "prompt")
         if not isinstance(prompt, str) or not prompt.strip():
@@ -205,7 +213,8 @@ def render(harness: str, event: str, plan_: Plan, answer: Mapping[str, Any] | No
     if answer is None or plan_.kind == "skip":
         return ""
     if plan_.kind == "orientation":
-        return _hook_json(event, "", orientation_text(answer))
+        oriented = orientation_text(answer, brief=plan_.brief)
+        return _hook_json(event, "", oriented) if oriented else ""
     if not answer.get("pointers"):
         return ""
     report = str(answer.get("text", ""))
@@ -224,25 +233,38 @@ def render(harness: str, event: str, plan_: Plan, answer: Mapping[str, Any] | No
     return _clip(report, MAX_OUTPUT - 1, len) + "\n"
 
 
-def orientation_text(status: Mapping[str, Any]) -> str:
-    """Return the session-start orientation: roots, entries by kind, always-apply entries,
-    every value flattened (`render` fits it to the cap)."""
+def orientation_text(status: Mapping[str, Any], *, brief: bool = False) -> str:
+    """Return the session-start orientation: roots, entries by kind, how pointers come (once
+    per session), the always-apply entries (the first ALWAYS_SHOWN, the rest counted), every
+    value flattened (`render` fits it to the cap). `brief`: its first paragraph alone. An
+    empty catalog has nothing to orient on: ""."""
+    entries = _one(status.get("entries", 0))
+    if entries in ("0", ""):
+        return ""
     kinds = status.get("kinds", {})
     by_kind = ", ".join(f"{_one(count)} {_one(kind)}".rstrip() for kind, count in kinds.items())
     roots = ", ".join(_one(root) for root in status.get("roots", []))
-    entries = _one(status.get("entries", 0))
     lines = [
         f"This repository keeps a knowledge catalog routed by kroute: {entries} "
         f"entries ({by_kind or 'none'}) under {roots or 'the repository'}.",
         "Prompts get pointers to the few documents that bear on them, each with the evidence "
         "that reached it; read a pointed document before acting on what it governs.",
     ]
+    if brief:
+        return "\n".join(lines)
+    lines.append(
+        "A document is pointed to once per session: a later prompt it bears on says how many "
+        "pointers were already shown, and one whose pointers were all shown gets none."
+    )
     always = status.get("always_apply", [])
     if always:
         lines.append("Always-apply entries:")
         lines.extend(
-            f"  {_one(item['path'])}: {_one(item['summary'])}".rstrip(": ") for item in always[:20]
+            f"  {_one(item['path'])}: {_one(item['summary'])}".rstrip(": ")
+            for item in always[:ALWAYS_SHOWN]
         )
+        if len(always) > ALWAYS_SHOWN:
+            lines.append(f"  {len(always) - ALWAYS_SHOWN} more always-apply entries not listed")
     return "\n".join(lines)
 
 

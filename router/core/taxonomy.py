@@ -51,36 +51,60 @@ def _kind_map(kinds: tuple[tuple[str, str], ...]) -> dict[str, str]:
     return dict(kinds)
 
 
-def from_table(table: Mapping[str, object], where: str) -> Taxonomy:
+def from_table(
+    table: Mapping[str, object], where: str, problems: list[ConfigError] | None = None
+) -> Taxonomy:
     """Return the taxonomy declared by a config table's `purposes`, `kinds`, `shelves`.
 
-    Raises ConfigError naming the bad member; `where` names the file in messages."""
+    Raises ConfigError naming the first bad member; with `problems`, adds each bad member's
+    error there instead and leaves it out. `where` names the file in messages."""
+    found: list[ConfigError] = []
     purposes = []
-    for name, body in _table(table.get("purposes"), "purposes", where).items():
-        body = _table(body, f"purposes.{name}", where)
+    for name, body in _table(table.get("purposes"), "purposes", where, found).items():
+        body = _table(body, f"purposes.{name}", where, found)
+        found += [
+            ConfigError(
+                f"{where}: `purposes.{name}.{key}` is not a kroute.toml setting",
+                "A purpose takes `intent` and `answers`",
+            )
+            for key in body
+            if key not in ("intent", "answers")
+        ]
         intent = body.get("intent", "")
         answers = body.get("answers", [])
         if not isinstance(intent, str):
-            raise ConfigError(f"{where}: purposes.{name}.intent must be text", _FIX)
-        if not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
-            raise ConfigError(f"{where}: purposes.{name}.answers must be a list of text", _FIX)
-        purposes.append(Purpose(name, intent, tuple(answers)))
+            found.append(ConfigError(f"{where}: purposes.{name}.intent must be text", _FIX))
+        elif not isinstance(answers, list) or not all(isinstance(a, str) for a in answers):
+            found.append(
+                ConfigError(f"{where}: purposes.{name}.answers must be a list of text", _FIX)
+            )
+        else:
+            purposes.append(Purpose(name, intent, tuple(answers)))
     kinds = []
-    for kind, value in _table(table.get("kinds"), "kinds", where).items():
+    declared = {p.name for p in purposes}
+    for kind, value in _table(table.get("kinds"), "kinds", where, found).items():
         purpose: object = value.get("purpose") if isinstance(value, dict) else value
         if not isinstance(purpose, str):
-            raise ConfigError(f"{where}: kinds.{kind} must name a purpose", _FIX)
-        if purposes and purpose not in {p.name for p in purposes}:
-            raise ConfigError(
-                f"{where}: kinds.{kind} names purpose `{purpose}`, which is not declared",
-                "Declare it under [purposes] or map the kind to a declared purpose",
+            found.append(ConfigError(f"{where}: kinds.{kind} must name a purpose", _FIX))
+        elif declared and purpose not in declared:
+            found.append(
+                ConfigError(
+                    f"{where}: kinds.{kind} names purpose `{purpose}`, which is not declared",
+                    "Declare it under [purposes] or map the kind to a declared purpose",
+                )
             )
-        kinds.append((kind, purpose))
+        else:
+            kinds.append((kind, purpose))
     shelves = []
-    for glob, shelf_kind in _table(table.get("shelves"), "shelves", where).items():
+    for glob, shelf_kind in _table(table.get("shelves"), "shelves", where, found).items():
         if not isinstance(shelf_kind, str) or not shelf_kind:
-            raise ConfigError(f'{where}: shelves."{glob}" must name a kind', _FIX)
-        shelves.append((glob, shelf_kind))
+            found.append(ConfigError(f'{where}: shelves."{glob}" must name a kind', _FIX))
+        else:
+            shelves.append((glob, shelf_kind))
+    if found and problems is None:
+        raise found[0]
+    if problems is not None:
+        problems += found
     return Taxonomy(tuple(purposes), tuple(kinds), tuple(shelves))
 
 
@@ -92,9 +116,12 @@ def declaration_tokens(purpose: Purpose) -> frozenset[str]:
 _FIX = "Fix kroute.toml (see `kroute init` for a starter)"
 
 
-def _table(value: object, name: str, where: str) -> Mapping[str, object]:
+def _table(value: object, name: str, where: str, found: list[ConfigError]) -> Mapping[str, object]:
+    """Return a config table (empty when absent); anything but a table is an error added to
+    `found`, and read as empty."""
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ConfigError(f"{where}: `{name}` must be a table", _FIX)
+        found.append(ConfigError(f"{where}: `{name}` must be a table", _FIX))
+        return {}
     return value

@@ -38,6 +38,9 @@ BUDGET_MARGIN = 1.0  # seconds
 BUDGET_CAP = 10.0  # seconds
 SHIM_DIR = Path("hooks") / "kroute"  # under the harness directory, for a project install
 SCOPES = ("project", "local", "user")
+# `sh -c` script running the shim its $0 names, relative to the nearest directory at or above
+# the working directory that holds it; plain POSIX sh, whatever shell the harness uses.
+FIND_SHIM = 'd=$PWD; until [ -x "$d/$0" ]; do [ -n "$d" ] || exit 0; d=${d%/*}; done; exec "$d/$0"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +54,22 @@ class Harness:
     user_file: str
     events: tuple[tuple[str, str | None, str], ...]  # (event, matcher, shim file)
     timeout: int  # in the harness's unit; the hook keeps within it (`budget`)
-    project_dir: str  # a shell word expanding to the repository root, as the hook runs
+    # A shell word expanding to the repository root as the hook runs; None when the harness
+    # names no project directory, and the shim is found from the working directory up.
+    project_dir: str | None
     per_second: int = 1  # timeout units in a second
+    trust: str = ""  # how to trust the project's hooks, as the harness asks; "" needs none
+
+    def project_shim(self, relative: Path) -> str:
+        """Return the shell words that run a shim copied into the repository (`relative`
+        to its root) in a project install: through the project-dir variable the harness
+        sets, else found from the working directory up (Codex runs hooks in the session's
+        directory and sets no such variable; a `git rev-parse` there fails outside git and
+        names the wrong root in a monorepo's subproject). A working directory with no shim
+        above it runs nothing and exits 0."""
+        if self.project_dir is not None:
+            return f"{self.project_dir}/{shlex.quote(str(relative))}"
+        return f"sh -c {shlex.quote(FIND_SHIM)} {shlex.quote(str(relative))}"
 
     def budget(self, timeout: object) -> float:
         """Return the seconds a hook given `timeout` (in the harness's unit; its default
@@ -85,7 +102,8 @@ HARNESSES = {
         (
             ("UserPromptSubmit", None, "user-prompt-submit"),
             ("SessionStart", None, "session-start"),
-            ("PreToolUse", "Edit|Write|Read", "pre-tool-use"),
+            # every tool that writes a file (harness.FILE_TOOLS), and Read
+            ("PreToolUse", "Edit|MultiEdit|Write|NotebookEdit|Read", "pre-tool-use"),
         ),
         5,  # seconds
         '"$CLAUDE_PROJECT_DIR"',
@@ -99,12 +117,18 @@ HARNESSES = {
         (
             ("SessionStart", None, "session-start"),
             ("UserPromptSubmit", None, "user-prompt-submit"),
-            # Codex sends Bash and apply_patch here; only a patch names files to route
-            ("PreToolUse", None, "pre-tool-use"),
+            # apply_patch is how Codex writes every file (`Edit` and `Write` are its matcher
+            # aliases); a shell command names no file kroute can read
+            ("PreToolUse", "apply_patch", "pre-tool-use"),
         ),
         5,  # seconds
-        # Codex sets no project-dir variable; it runs hooks in the session's directory
-        '"$(git rev-parse --show-toplevel)"',
+        None,  # Codex sets no project-dir variable; it runs hooks in the session's directory
+        trust=(
+            "Codex runs a project's hooks only in a trusted project, and only hooks you "
+            "trusted: start codex here and trust the project when it asks, then run /hooks "
+            "and trust kroute's hooks (again after any kroute install that changes them). "
+            "`kroute doctor` checks both"
+        ),
     ),
     "gemini": Harness(
         "gemini",
@@ -121,6 +145,11 @@ HARNESSES = {
         5000,  # milliseconds
         '"$GEMINI_PROJECT_DIR"',
         per_second=1000,
+        trust=(
+            "Gemini CLI runs a project's hooks only in a trusted folder: start gemini here "
+            "and trust the folder when it asks (or run /permissions). `kroute doctor` "
+            "checks it"
+        ),
     ),
 }
 
@@ -149,8 +178,7 @@ def plan_install(
         budget = {BUDGET_ENV: f"{harness.budget(kroute_timeout(settings, event)):g}"}
         if scope == "project":
             env = {MARKER[:-1]: HOOK_BIN_ON_PATH, **budget, **mode}
-            relative = _shim_dir(harness) / harness.name / shim
-            word = f"{harness.project_dir}/{shlex.quote(str(relative))}"
+            word = harness.project_shim(_shim_dir(harness) / harness.name / shim)
         else:
             env = {
                 MARKER[:-1]: str(machine.hook_bin),

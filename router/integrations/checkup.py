@@ -191,8 +191,10 @@ def _commands(settings: Mapping[str, object], harness: agents.Harness) -> list[s
 def _parse(
     harness: agents.Harness, scope: str, path: Path, commands: list[str], root: Path
 ) -> Installed:
-    """Return the installed hooks that `commands` (kroute's, in one settings file) run."""
-    project_word = harness.project_dir.strip('"')
+    """Return the installed hooks that `commands` (kroute's, in one settings file) run: a
+    shim named through the project-dir variable, or relative to the repository (found from
+    the working directory up), is read as the one in `root`."""
+    project_word = (harness.project_dir or "").strip('"')
     hook_bin = agents.HOOK_BIN_ON_PATH
     shims = []
     for command in commands:
@@ -204,5 +206,6 @@ def _parse(
             if word.startswith(MARKER):
                 hook_bin = word[len(MARKER) :]
         if words and "=" not in words[-1].split("/")[0]:
-            shims.append(Path(words[-1].replace(project_word, str(root))))
+            word = words[-1].replace(project_word, str(root)) if project_word else words[-1]
+            shims.append(root / word)  # an absolute word stays as it is
     return Installed(harness.name, scope, path, hook_bin, tuple(shims))

@@ -2,47 +2,134 @@
 
 `Tools` answers each tool the way the CLI answers a command: the repository's daemon first
 (started on demand), the same endpoint in process when no daemon can be had, with source
-`mcp` either way, so every route an agent gets this way lands in the shadow log. It needs
-no SDK; `serve` wraps it in the official `mcp` SDK's `MCPServer`, imported only there, so
-neither the CLI nor a hook pays for it and a kroute without the `mcp` extra still runs.
-`plan_install` writes the `.mcp.json` entry that lets an agent start `kroute mcp`.
+`mcp` either way, so every route an agent gets this way lands in the shadow log. A tool's
+result is its text form, what an agent reads (a route's is the report the hooks inject,
+about a fifth of its JSON), with the same answer as structured content beside it.
+
+Arguments are checked here, against `TOOLS`, before anything is asked: an unknown argument,
+a missing or mistyped one and a value the catalog does not hold are each refused with one
+sentence that says what to send instead. `serve` runs the official `mcp` SDK's low-level
+server over stdio, imported only there, so neither the CLI nor a hook pays for it and a
+kroute without the `mcp` extra still runs; the engine is imported only when a tool must be
+answered in process, so `initialize` waits on nothing but the SDK.
 """
 
-# No `from __future__ import annotations`: the SDK reads the tools' annotations at run
-# time, and those name types local to `build`.
+from __future__ import annotations
+
 import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from router import __version__
-from router.base.errors import DaemonError, KrouteError
+from router.base.errors import DaemonError, KrouteError, RequestError
 from router.core import text
 from router.core.config import Config
-from router.integrations.install import InstallError, Plan
-from router.serve import client, launcher, service
+from router.serve import client, launcher
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
+    from mcp.server.lowlevel import Server
 
 SOURCE = "mcp"  # the shadow log's name for routes emitted through this server
 SERVER_NAME = "kroute"
 # After the daemon could not be had, route in process for this long before trying it
 # again: starting one waits up to launcher.START_WAIT, too long to pay on every tool call.
 DAEMON_RETRY = 30.0
-MCP_FILE = ".mcp.json"
-SERVERS_KEY = "mcpServers"
-# Portable: the console script on PATH, run by the agent from the repository root.
-SERVER_ENTRY: dict[str, Any] = {"command": "kroute", "args": ["mcp"]}
-ROUTE_KEYS = ("task", "status", "silence", "anchors", "pointers", "withheld", "text")
+# The daemon takes a request body of at most 1 MiB (`server.BODY_CAP`, a test pins the two);
+# a larger one is refused before it is sent, with what to send instead.
+MAX_BODY = 1024 * 1024
+ROUTE_KEYS = ("task", "status", "silence", "anchors", "pointers", "withheld")
+# The explain record's tiers, highest first, as its `match_breakdown` names them.
+EXPLAIN_TIERS = ("structured", "family_text", "open_first", "notes", "body")
 INSTRUCTIONS = (
     "kroute routes a task to the few documents of this repository's knowledge catalog worth "
     "reading first, with the evidence for each. Call `route` before starting a task, "
     "`governing` before editing a file; read the documents it points to."
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """One argument of a tool: its name, its JSON type (`string`, `array` of strings or
+    `integer` of at least 1), whether it is required, and what it is."""
+
+    name: str
+    type: str
+    says: str
+    required: bool = False
+
+    def schema(self) -> dict[str, Any]:
+        """Return the argument's JSON schema."""
+        out: dict[str, Any] = {"type": self.type, "description": self.says}
+        if self.type == "array":
+            out["items"] = {"type": "string"}
+        if self.type == "integer":
+            out["minimum"] = 1
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool: its name, what it does (its description for the model), its arguments."""
+
+    name: str
+    says: str
+    arguments: tuple[Argument, ...]
+
+    def schema(self) -> dict[str, Any]:
+        """Return the tool's input schema (no argument beyond those listed)."""
+        return {
+            "type": "object",
+            "properties": {a.name: a.schema() for a in self.arguments},
+            "required": [a.name for a in self.arguments if a.required],
+            "additionalProperties": False,
+        }
+
+
+TASK = Argument("task", "string", "The task, in the words the user gave it.", required=True)
+TOOLS = (
+    ToolSpec(
+        "route",
+        "The few catalog documents worth reading before starting a task, each with the "
+        "evidence that chose it, and how many more were withheld. The text is what kroute's "
+        "hooks inject; the structured content holds the same pointers as data.",
+        (
+            TASK,
+            Argument("paths", "array", "Files the task is about, relative to the repository."),
+            Argument("budget", "integer", "The most pointers to offer, 5 by default."),
+        ),
+    ),
+    ToolSpec(
+        "explain",
+        "Every catalog entry the task's words reach, with its score and each of the five "
+        "tiers' share of it: structured routing fields, title and summary text, open_first, "
+        "notes, and the body.",
+        (TASK,),
+    ),
+    ToolSpec(
+        "governing",
+        "The catalog documents that govern a file (their `governs` paths or globs cover it): "
+        "read them before editing it. A file outside the repository has none.",
+        (Argument("path", "string", "A file of the repository, from its root.", required=True),),
+    ),
+    ToolSpec(
+        "catalog",
+        "The catalog's entries (id, path, kind, title and summary of each), only those of one "
+        "kind when `kind` is given.",
+        (Argument("kind", "string", "Only entries of this kind: decision, skill, rule, ..."),),
+    ),
+    ToolSpec(
+        "why_not",
+        "Why a catalog entry was or was not offered for a task: the task's words it holds and "
+        "lacks, its place in the score order, and the step that withheld it.",
+        (TASK, Argument("entry", "string", "The entry's id, or its path.", required=True)),
+    ),
+)
+SPECS = {spec.name: spec for spec in TOOLS}
 
 
 class ExtraMissing(KrouteError):
@@ -65,16 +152,47 @@ class Unavailable(KrouteError):
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A tool's answer: the text an agent reads, and the same answer as data."""
+
+    text: str
+    data: dict[str, Any]
+
+
 class Tools:
-    """The tools of one repository's catalog; every method returns a JSON document and
-    raises KrouteError (RequestError for a bad argument) when it cannot answer."""
+    """The tools of one repository's catalog. `call` checks a tool call's arguments and
+    answers it as a Result; the methods by tool name return its JSON document. Each raises
+    RequestError for a bad argument and KrouteError when it cannot answer."""
 
     def __init__(self, cfg: Config, env: Mapping[str, str]) -> None:
         self.cfg = cfg
         self.env = dict(env)
         self.target = client.target(cfg.root, cfg.file, env)
-        self._lock = threading.Lock()  # the SDK runs synchronous tools in worker threads
+        self._lock = threading.Lock()  # tools are answered in worker threads
         self._daemon_after = 0.0  # monotonic time before which the daemon is not asked
+
+    def call(self, name: str, arguments: Mapping[str, Any] | None) -> Result:
+        """Return the answer to one tool call. Raises RequestError naming what is wrong with
+        the call and what to send instead, KrouteError when it cannot be answered."""
+        spec = SPECS.get(name)
+        if spec is None:
+            raise RequestError(f"there is no tool `{name}`", f"Call one of {', '.join(SPECS)}")
+        given = checked(spec, arguments or {})
+        if name == "route":
+            document = self.route(given["task"], given.get("paths"), given.get("budget"))
+            return Result(document_text(document), _without_text(document))
+        if name == "governing":
+            document = self.governing(given["path"])
+            return Result(governing_text(given["path"], document, self.cfg.root), document)
+        if name == "explain":
+            document = self.explain(given["task"])
+            return Result(explain_text(document), document)
+        if name == "catalog":
+            document = self.catalog(given.get("kind"))
+            return Result(catalog_text(document, given.get("kind")), document)
+        document = self.why_not(given["task"], given["entry"])
+        return Result(document_text(document), _without_text(document))
 
     def ask(self, endpoint: str, body: Mapping[str, Any]) -> Any:
         """Return the answer of POST `endpoint`: the daemon's, or the in-process one when no
@@ -84,14 +202,26 @@ class Tools:
         return text.scrubbed(self._answer(endpoint, body))
 
     def _answer(self, endpoint: str, body: Mapping[str, Any]) -> Any:
-        if "POST" not in service.ENDPOINTS.get(endpoint, {}):
-            raise Unavailable(endpoint.rsplit("/", 1)[-1].replace("-", "_"), endpoint)
         body = {k: v for k, v in body.items() if v is not None}
+        size = len(json.dumps(body, ensure_ascii=False).encode("utf-8"))
+        if size > MAX_BODY:
+            raise RequestError(
+                f"the request is {size / 1024 / 1024:.1f} MB; kroute takes at most "
+                f"{MAX_BODY // 1024 // 1024} MiB",
+                "Send the request itself as `task` (its first paragraphs, not a pasted log "
+                "or file) and the files it is about as `paths`",
+            )
         if self._daemon_up():
             try:
                 return launcher.ask(self.target, self.env, endpoint, body, source=SOURCE)
+            except RequestError:
+                raise
             except DaemonError as error:  # it runs but failed this request: so may we
                 _note(f"answering in process ({error.what})")
+        from router.serve import service  # the engine: only when answering in process
+
+        if "POST" not in service.ENDPOINTS.get(endpoint, {}):
+            raise Unavailable(endpoint.rsplit("/", 1)[-1].replace("-", "_"), endpoint)
         app = service.standalone(self.cfg, self.target.places, self.env)
         return service.document(app.answer("POST", endpoint, service.encode(body), SOURCE))
 
@@ -115,7 +245,7 @@ class Tools:
         """Return the route of a task: its pointers with their evidence, how many were
         withheld, and `text`, what the hooks inject."""
         document = self.ask("/v1/route", {"task": task, "paths": paths or [], "budget": budget})
-        return {key: document[key] for key in ROUTE_KEYS if key in document}
+        return {key: document[key] for key in (*ROUTE_KEYS, "text") if key in document}
 
     def explain(self, task: str) -> dict[str, Any]:
         """Return the annex router's explain record of a task: every scored row and why."""
@@ -129,14 +259,127 @@ class Tools:
 
     def catalog(self, kind: str | None = None) -> dict[str, Any]:
         """Return the catalog's entries (id, path, kind, title, summary), of one kind when
-        `kind` is given."""
+        `kind` is given. Raises RequestError for a kind no entry has, naming those there are."""
         document: dict[str, Any] = self.ask("/v1/catalog", {"kind": kind})
+        if kind is not None and not document.get("entries"):
+            every = self.ask("/v1/catalog", {}).get("entries", [])
+            kinds = sorted({str(e.get("kind")) for e in every})
+            raise RequestError(
+                f"the catalog has no entry of kind `{kind}`",
+                f"Use one of its kinds: {', '.join(kinds)}; or leave `kind` out for every entry"
+                if kinds
+                else "The catalog is empty: leave `kind` out",
+            )
         return document
 
     def why_not(self, task: str, entry: str) -> dict[str, Any]:
         """Return why an entry was not offered for a task (its `text` says it in words)."""
         document: dict[str, Any] = self.ask("/v1/why-not", {"entry": entry, "task": task})
         return document
+
+
+def checked(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a tool call's arguments once they hold what the tool takes (None values left
+    out). Raises RequestError naming the first argument that does not, and what to send."""
+    known = {a.name: a for a in spec.arguments}
+    listed = ", ".join(f"`{a.name}`" for a in spec.arguments)
+    for name in arguments:
+        if name not in known:
+            raise RequestError(
+                f"`{spec.name}` takes no argument `{text.flat(str(name))}`",
+                f"Its arguments are {listed}",
+            )
+    given = {k: v for k, v in arguments.items() if v is not None}
+    for argument in spec.arguments:
+        if argument.name not in given:
+            if argument.required:
+                raise RequestError(
+                    f"`{spec.name}` needs `{argument.name}`: {_lowered(argument.says)}",
+                    f"Call it again with `{argument.name}`",
+                )
+            continue
+        _check(spec, argument, given[argument.name])
+    return given
+
+
+def _check(spec: ToolSpec, argument: Argument, value: Any) -> None:
+    """Raise RequestError when `value` is not of the argument's type."""
+    if argument.type == "string":
+        fits, wanted = isinstance(value, str), "text"
+    elif argument.type == "array":
+        fits = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        wanted = 'a list of text, such as ["src/app.py"]'
+    else:
+        fits = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+        wanted = "a whole number of at least 1"
+    if not fits:
+        shown = text.flat(json.dumps(value, ensure_ascii=False))
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise RequestError(
+            f"`{argument.name}` of `{spec.name}` is {shown}",
+            f"Send {wanted}: {_lowered(argument.says)}",
+        )
+
+
+def _lowered(sentence: str) -> str:
+    """Return a description as the end of a sentence: first letter lower-cased, no stop."""
+    sentence = sentence.rstrip(".")
+    return sentence[:1].lower() + sentence[1:]
+
+
+# -- the text forms -----------------------------------------------------------------------------
+
+
+def document_text(document: Mapping[str, Any]) -> str:
+    """Return a route's or a why-not's text: what the hooks inject, or the silence."""
+    return str(document.get("text") or "").strip("\n") or "No catalog document bears on this."
+
+
+def governing_text(path: str, document: Mapping[str, Any], root: Path) -> str:
+    """Return what governs a file, in words: the route's report, or which file none does."""
+    if document.get("pointers"):
+        return document_text(document)
+    shown = text.flat(path)
+    absolute = Path(path)
+    if absolute.is_absolute() and not absolute.resolve().is_relative_to(root):
+        return f"{shown} is outside the repository ({root}), so no catalog document governs it."
+    return f"No catalog document governs {shown}."
+
+
+def explain_text(document: Mapping[str, Any]) -> str:
+    """Return the explain record as one line per scored row: its score, the tiers that
+    gave it, and its title."""
+    rows = document.get("rows") or []
+    if not rows:
+        return "No catalog entry holds a word of this task."
+    lines = [f"{len(rows)} scored row{'' if len(rows) == 1 else 's'}, best first:"]
+    for row in rows:
+        shares = row.get("match_breakdown") or {}
+        parts = ", ".join(f"{tier} {score:g}" for tier, score in shares.items() if score)
+        name = text.flat(str(row.get("display_name") or ""))
+        lines.append(
+            f"  {text.flat(str(row.get('slug')))}: {row.get('score', 0):g} ({parts}) {name}"
+        )
+    return "\n".join(lines)
+
+
+def catalog_text(document: Mapping[str, Any], kind: str | None) -> str:
+    """Return the catalog listing as one line per entry: path, kind, id and title."""
+    entries = document.get("entries") or []
+    head = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
+    lines = [head + (f" of kind {text.flat(kind)}:" if kind else ":")]
+    for e in entries:
+        title = text.flat(str(e.get("title") or ""))
+        lines.append(
+            f"  {text.flat(str(e.get('path')))} [{text.flat(str(e.get('kind')))}] "
+            f"{text.flat(str(e.get('id')))}: {title}".rstrip(": ")
+        )
+    return "\n".join(lines)
+
+
+def _without_text(document: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a document without its `text`, which the result's text carries already."""
+    return {k: v for k, v in document.items() if k != "text"}
 
 
 def _note(message: str) -> None:
@@ -150,94 +393,60 @@ def _note(message: str) -> None:
 def serve(tools: Tools) -> None:
     """Serve the tools over stdio until the client closes it. Raises ExtraMissing when the
     `mcp` SDK is not installed."""
-    build(tools).run("stdio")
+    server = build(tools)
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(run)
 
 
-def build(tools: Tools) -> "MCPServer":
+def build(tools: Tools) -> Server[Any]:
     """Return the MCP server of the tools, every one read-only. Raises ExtraMissing when the
     `mcp` SDK is not installed."""
     try:
-        from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ToolError
-        from mcp_types import ToolAnnotations
-        from pydantic import Field
+        import anyio
+        import mcp_types as types
+        from mcp.server.lowlevel import Server
     except ImportError:
         raise ExtraMissing() from None
 
-    server = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
-    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    read_only = types.ToolAnnotations(
+        read_only_hint=True, destructive_hint=False, open_world_hint=False
+    )
+    listed = types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name=spec.name,
+                description=spec.says,
+                input_schema=spec.schema(),
+                annotations=read_only,
+            )
+            for spec in TOOLS
+        ]
+    )
 
-    def answered(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        # A failure we foresaw is the model's to read (is_error with the sentence); any
-        # other exception stays a crash, which the SDK reports and logs.
+    async def list_tools(_context: Any, _params: Any) -> types.ListToolsResult:
+        return listed
+
+    async def call_tool(_context: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = params.arguments if isinstance(params.arguments, dict) else {}
         try:
-            return work()
+            result = await anyio.to_thread.run_sync(tools.call, params.name, arguments)
         except KrouteError as error:
-            raise ToolError(text.flat(str(error))) from None
+            # a failure we foresaw is the model's to read: one sentence, what to do instead
+            said = types.TextContent(type="text", text=f"Error: {text.flat(str(error))}")
+            return types.CallToolResult(content=[said], is_error=True)
+        shown = types.TextContent(type="text", text=text.clean(result.text, lines=True))
+        return types.CallToolResult(content=[shown], structured_content=result.data)
 
-    Task = Annotated[str, Field(description="The task, in the words the user gave it.")]
-    Entry = Annotated[str, Field(description="A catalog entry's id (or its path).")]
-
-    @server.tool(name="route", annotations=read_only)
-    def route(
-        task: Task,
-        paths: Annotated[
-            list[str] | None, Field(description="Files the task is about, from the root.")
-        ] = None,
-        budget: Annotated[int | None, Field(ge=1, description="Pointers to offer.")] = None,
-    ) -> dict[str, Any]:
-        """The few catalog documents worth reading for a task, each with the evidence that
-        chose it, how many more were withheld, and `text`: what kroute's hooks inject."""
-        return answered(lambda: tools.route(task, paths, budget))
-
-    @server.tool(name="explain", annotations=read_only)
-    def explain(task: Task) -> dict[str, Any]:
-        """Every scored row for a task and its score breakdown, in four fixed tiers."""
-        return answered(lambda: tools.explain(task))
-
-    @server.tool(name="governing", annotations=read_only)
-    def governing(
-        path: Annotated[str, Field(description="A file of the repository, from its root.")],
-    ) -> dict[str, Any]:
-        """The catalog documents that govern a file: read them before editing it."""
-        return answered(lambda: tools.governing(path))
-
-    @server.tool(name="catalog", annotations=read_only)
-    def catalog(
-        kind: Annotated[
-            str | None, Field(description="Only entries of this kind (spec, decision, ...).")
-        ] = None,
-    ) -> dict[str, Any]:
-        """The catalog's entries: id, path, kind, title and summary of each."""
-        return answered(lambda: tools.catalog(kind))
-
-    @server.tool(name="why_not", annotations=read_only)
-    def why_not(task: Task, entry: Entry) -> dict[str, Any]:
-        """Why a catalog entry was not offered for a task."""
-        return answered(lambda: tools.why_not(task, entry))
-
-    return server
-
-
-# -- .mcp.json ------------------------------------------------------------------------------------
-
-
-def plan_install(root: Path) -> Plan:
-    """Return the plan that merges kroute's server entry into `<root>/.mcp.json`, keeping
-    every other server and key (no change when it is there already). Raises InstallError
-    when the file is not a JSON object whose `mcpServers` is an object."""
-    path = root / MCP_FILE
-    before = path.read_text(encoding="utf-8") if path.exists() else None
-    try:
-        settings = json.loads(before) if before and before.strip() else {}
-    except ValueError as error:
-        raise InstallError(f"{path} is not valid JSON ({error})", "Fix or remove it") from None
-    servers = settings.get(SERVERS_KEY, {}) if isinstance(settings, dict) else None
-    if not isinstance(servers, dict):
-        raise InstallError(
-            f"{path} is not a JSON object with an object `{SERVERS_KEY}`", "Fix or remove it"
-        )
-    if servers.get(SERVER_NAME) == SERVER_ENTRY and before is not None:
-        return Plan(path, before, before)
-    settings[SERVERS_KEY] = {**servers, SERVER_NAME: SERVER_ENTRY}
-    return Plan(path, before, json.dumps(settings, indent=2) + "\n")
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )

@@ -363,7 +363,7 @@ def ask(
     if reply.status != 200:
         error = document.get("error", {}) if isinstance(document, dict) else {}
         message = str(error.get("message", "")) or f"the daemon answered {reply.status}"
-        if reply.status in (400, 413):
+        if reply.status in (400, 404, 413):  # the request's fault (404: an unknown entry)
             raise RequestError(message)
         raise DaemonError(message, f"See the daemon's log: {t.places.log}")
     return document
