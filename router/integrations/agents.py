@@ -86,6 +86,8 @@ HARNESSES = {
             ("UserPromptSubmit", None, "user-prompt-submit"),
             ("SessionStart", None, "session-start"),
             ("PreToolUse", "Edit|Write|Read", "pre-tool-use"),
+            # which catalog documents the agent read (the shadow log's reads; prints nothing)
+            ("PostToolUse", "Read", "post-tool-use"),
         ),
         5,  # seconds
         '"$CLAUDE_PROJECT_DIR"',
@@ -101,6 +103,8 @@ HARNESSES = {
             ("UserPromptSubmit", None, "user-prompt-submit"),
             # Codex sends Bash and apply_patch here; only a patch names files to route
             ("PreToolUse", None, "pre-tool-use"),
+            # Codex reads files with shell commands: which catalog documents they read
+            ("PostToolUse", "Bash", "post-tool-use"),
         ),
         5,  # seconds
         # Codex sets no project-dir variable; it runs hooks in the session's directory

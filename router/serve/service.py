@@ -23,8 +23,9 @@ import orjson
 from router.base import paths, protocol
 from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
-from router.core import config, harness, whynot
+from router.core import config, harness, opening, whynot
 from router.filters import intent, relevance
+from router.logbook import opened
 from router.logbook import recorder as recorder_module
 from router.logbook.recorder import Recorder
 from router.runtime import request
@@ -91,6 +92,8 @@ class App:
         # What each session was already shown. Only a daemon's app lives long enough to
         # remember: the slow path's app answers one hook and is gone, so it repeats pointers.
         self.sessions = session.Sessions()
+        # What each session was offered first, to join the documents its agent opens to it.
+        self.offers = opened.Offers()
 
     def answer(self, method: str, endpoint: str, body: bytes, source: str = "socket") -> Answer:
         """Return the answer to one request. Never raises: every failure becomes an error
@@ -157,8 +160,13 @@ class App:
         if mode == "off":
             return ""
         self.routes += 1
+        payload = harness.decode(body)
+        if opening.observes(name, event):
+            self._observe(name, event, payload, mode)
+            if opening.only_observes(name, event):
+                return ""  # it routes nothing: no route line, nothing printed
         try:
-            plan = harness.plan(name, event, harness.decode(body))
+            plan = harness.plan(name, event, payload)
             document: dict[str, Any] | None = None
             skip = plan.skip
             if plan.reset and plan.session:
@@ -174,6 +182,7 @@ class App:
                     skip = "bad-request"
             shown = document
             if document is not None and plan.session:
+                self._offered(plan.session, document, f"{name}/{event}", mode, plan.prompt_id)
                 # Shadow mode remembers too: it logs what live mode would have injected.
                 kept = session.unrepeated(self.sessions, plan.session, document, self.engine.index)
                 shown = kept.document
@@ -196,6 +205,68 @@ class App:
                 mode=mode,
             )
         return text if mode == "live" else ""
+
+    def _offered(
+        self,
+        session_id: str,
+        document: Mapping[str, Any],
+        source: str,
+        mode: str,
+        prompt_id: str | None,
+    ) -> None:
+        """Remember which documents a session's route offered, and where each stood."""
+        ids = [str(p["id"]) for p in document.get("pointers") or []]
+        if not ids:
+            return
+        at = recorder_module.stamp(
+            self.recorder.now() if self.recorder else recorder_module.utc_now()
+        )
+        offer = opened.Offer(
+            at=at,
+            engine_version=self.engine.version,
+            catalog_fingerprint=self.engine.catalog.fingerprint,
+            rank=0,
+            mode=mode,
+            source=source,
+            prompt_id=prompt_id,
+        )
+        self.offers.note(session_id, offer, ids)
+
+    def _observe(self, name: str, event: str, payload: Mapping[str, Any] | None, mode: str) -> None:
+        """Log each catalog document the event says the agent opened, joined to the first
+        route of its session that offered it (once per session before an offer, once
+        after). Never raises: a read
+        that cannot be logged is reported on stderr."""
+        recorder = self.recorder
+        seen = opening.opened(name, event, payload)
+        if recorder is None or seen is None or payload is None:
+            return
+        try:
+            session_id = harness.member(payload, "session_id")
+            session_id = session_id if isinstance(session_id, str) and session_id else None
+            index, root = self.engine.index, self.engine.config.root
+            for path in seen.paths:
+                found = opened.document_of(index, root, path, seen.cwd)
+                if found is None:
+                    continue
+                offer = None
+                if session_id is not None:
+                    offer = self.offers.find(
+                        session_id, found.entry.id, lambda: recorder.session_routes(session_id)
+                    )
+                    if not self.offers.first_read(session_id, found.entry.id, offer is not None):
+                        continue
+                recorder.write_opened(
+                    self.engine,
+                    source=f"{name}/{event}",
+                    session=session_id,
+                    tool=seen.tool,
+                    found=found,
+                    offer=offer,
+                    mode=mode,
+                )
+        except Exception as error:  # a hook never harms the agent
+            recorder_module.warn(f"hook {name}/{event}: read not logged: {error!r}")
 
     def explain(self, body: bytes, _call: Call) -> dict[str, Any]:
         return self.engine.explain(request.explain(request.decode(body)))
@@ -252,7 +323,8 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
     "/v1/shutdown": {"POST": App.shutdown},
     **{
         f"{HOOK_PREFIX}{name}/{event}": {"POST": App.hook}
-        for name, events in harness.EVENTS.items()
+        for table in (harness.EVENTS, opening.EVENTS)
+        for name, events in table.items()
         for event in events
     },
 }
@@ -260,7 +332,7 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
 
 def _unknown(path: str) -> str:
     if path.startswith(HOOK_PREFIX):
-        known = ", ".join(f"{h}/{e}" for h, events in harness.EVENTS.items() for e in events)
+        known = ", ".join(p[len(HOOK_PREFIX) :] for p in ENDPOINTS if p.startswith(HOOK_PREFIX))
         return f"no hook {path}; known: {known}"
     return f"no endpoint {path}; see GET /v1/status"
 
