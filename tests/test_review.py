@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from router.core import config
-from router.logbook import logfile, report, review, shadow
+from router.logbook import chart, logfile, page, review, shadow
 from router.runtime import request
 from router.runtime.engine import Engine
 
@@ -295,25 +295,25 @@ def test_report_html_is_one_self_contained_escaped_page() -> None:
         ),
         record("t", ["A"], version="<img src=x>"),
     ]
-    page = review.report_html(records, "Shadow <report> for demo")
-    assert page == review.report_html(records, "Shadow <report> for demo")  # deterministic
-    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 3
-    assert "<title>Shadow &lt;report&gt; for demo</title>" in page
+    html = page.report(records, [], "Shadow <report> for demo")
+    assert html == page.report(records, [], "Shadow <report> for demo")  # deterministic
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 3
+    assert "<title>Shadow &lt;report&gt; for demo</title>" in html
     for version in ("0.1.0", "0.9.0", "0.10.0", "&lt;img src=x&gt;"):
-        assert f"<td>{version}</td>" in page
-    assert "<td>33.3%</td>" in page and "<td>1.33</td>" in page  # 0.1.0: silence, ptr/route
-    assert "<script" not in page.lower() and "<img" not in page and "<b>X" not in page
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
-    assert re.findall(r"<[a-z][^>]*\s(?:src|href)\s*=", page, re.I) == []  # no link at all
-    assert not re.search(r"""<(?:link|img|iframe|object|embed)\b""", page, re.I)
-    assert "url(" not in page and "@import" not in page
+        assert f"<td>{version}</td>" in html
+    assert "<td>33.3%</td>" in html and "<td>1.33</td>" in html  # 0.1.0: silence, ptr/route
+    assert "<script" not in html.lower() and "<img" not in html and "<b>X" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert re.findall(r"<[a-z][^>]*\s(?:src|href)\s*=", html, re.I) == []  # no link at all
+    assert not re.search(r"""<(?:link|img|iframe|object|embed)\b""", html, re.I)
+    assert "url(" not in html and "@import" not in html
     # latency histogram: log-spaced buckets from 100 us to 2000 us
-    assert ">100µs</text>" in page and ">2ms</text>" in page
+    assert ">100µs</text>" in html and ">2ms</text>" in html
 
 
 def test_latency_buckets_are_log_spaced() -> None:
-    assert report.latency_buckets([]) == []
-    assert report.latency_buckets([0, 3, 3, 40, 999, 1000, 1500]) == [
+    assert chart.latency_buckets([]) == []
+    assert chart.latency_buckets([0, 3, 3, 40, 999, 1000, 1500]) == [
         (0, 1),
         (1, 0),
         (2, 2),
@@ -329,7 +329,16 @@ def test_latency_buckets_are_log_spaced() -> None:
 
 
 def test_the_shadow_modules_print_nothing_and_read_no_clock() -> None:
-    for name in ("shadow.py", "logfile.py", "review.py", "report.py"):
+    for name in (
+        "shadow.py",
+        "logfile.py",
+        "review.py",
+        "report.py",
+        "page.py",
+        "chart.py",
+        "follow.py",
+        "opened.py",
+    ):
         source = (REPO / "router" / "logbook" / name).read_text()
         for banned in ("print(", "import click", "os.environ", "time.time", "datetime.now"):
             assert banned not in source, (name, banned)
