@@ -162,8 +162,8 @@ def summary_text(view: Mapping[str, Any]) -> str:
     version, with the sessions they were counted over. Ends without a newline."""
     s = view["sessions"]
     lines = [
-        f"pointers followed: {view['all']['offered']} offered in {s['offered']} sessions; "
-        f"reads logged in {s['read']} sessions"
+        f"pointers followed: {_count(view['all']['offered'], 'pointer')} offered in "
+        f"{_count(s['offered'], 'session')}; reads logged in {_count(s['read'], 'session')}"
     ]
     if not s["read"]:
         lines.append(
@@ -186,17 +186,20 @@ def misses_text(view: Mapping[str, Any]) -> str:
     """Return the misses: the documents read without a pointer, with the prompts before
     them, then the pointers never followed. Ends without a newline."""
     unpointed, unfollowed = view["unpointed"], view["unfollowed"]
-    lines = [f"read without a pointer: {len(unpointed)} documents (candidates for routing fields)"]
+    lines = [
+        f"read without a pointer: {_count(len(unpointed), 'document')} (candidates for "
+        "routing fields)"
+    ]
     for row in unpointed:
         lines.append(
             f"  {flat(row['id'])}  {flat(row['path'])}  ({flat(row['kind'])}), "
             f"{_count(row['sessions'], 'session')}"
         )
         lines += [f"    after: {_cut(task)}" for task in row["tasks"]]
-    lines.append(f"pointers never followed: {len(unfollowed)} documents")
+    lines.append(f"pointers never followed: {_count(len(unfollowed), 'document')}")
     lines += [
         f"  {flat(row['id'])}  {flat(row['path'])}  offered in "
-        f"{_count(row['sessions'], 'session')}, first in {row['first']}"
+        f"{_count(row['sessions'], 'session')} (at the top in {row['first']})"
         for row in unfollowed
     ]
     return "\n".join(lines)

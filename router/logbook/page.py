@@ -29,10 +29,9 @@ body{font:14px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;paddin
 color:#1d2430}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #d7dce3}
 .wide{overflow-x:auto}table{border-collapse:collapse;margin:.5rem 0}
-th,td{padding:.25rem .6rem;border-bottom:1px solid #e6e9ee;text-align:right;
-white-space:nowrap;vertical-align:top}
-th:first-child,td:first-child,td.text{text-align:left}
-td.text{white-space:normal;min-width:10rem;max-width:30rem;overflow-wrap:break-word}
+th,td{padding:.25rem .6rem;border-bottom:1px solid #e6e9ee;vertical-align:top}
+.n{text-align:right;white-space:nowrap}.l{text-align:left;white-space:nowrap}
+.t{text-align:left;white-space:normal;min-width:8rem;max-width:24rem;overflow-wrap:break-word}
 thead th{background:#f2f4f7}figure{display:inline-block;margin:.5rem 1.5rem .5rem 0}
 figcaption{font-weight:600;margin-bottom:.25rem}
 svg text{font:11px system-ui,sans-serif;fill:#1d2430}
@@ -111,19 +110,16 @@ def _comparisons(records: list[Record]) -> list[tuple[str, Mapping[str, Any]]]:
     return out
 
 
-def _html_table(
-    head: Sequence[str], rows: Sequence[Sequence[str]], text_columns: Sequence[int] = ()
-) -> str:
+def _html_table(head: Sequence[str], rows: Sequence[Sequence[str]], columns: str = "") -> str:
     """Return a table in a scrolling box; `head` is escaped here, cells must arrive escaped.
-    The columns at `text_columns` hold prose: left-aligned, wrapped between words; every
-    other cell stays on one line (a time or a number never wraps in its middle)."""
-    top = "".join(f"<th>{escape(h)}</th>" for h in head)
+    `columns` says how each column is laid out, one letter per column: `l` a name (left,
+    one line), `t` prose (left, wrapped between words), `n` a number or a time (right, one
+    line: a time never wraps in its middle). Unsaid: a name, then numbers."""
+    kinds = (columns or "l").ljust(len(head), "n")
+    top = "".join(f'<th class="{kinds[i]}">{escape(h)}</th>' for i, h in enumerate(head))
     body = ""
     for row in rows:
-        cells = [
-            f'<td class="text">{c}</td>' if i in text_columns else f"<td>{c}</td>"
-            for i, c in enumerate(row)
-        ]
+        cells = [f'<td class="{kinds[i]}">{c}</td>' for i, c in enumerate(row)]
         body += "<tr>" + "".join(cells) + "</tr>"
     return (
         f'<div class="wide"><table><thead><tr>{top}</tr></thead><tbody>{body}</tbody></table></div>'
@@ -146,7 +142,7 @@ def _comparison_table(comparisons: Sequence[tuple[str, Mapping[str, Any]]]) -> s
         s = c["summary"]
         rows.append([AXIS_NAMES[axis], _cell(c["from"]), _cell(c["to"]), str(s["compared"])])
         rows[-1] += [str(s[k]) for k in ("changed", "moved", "appeared", "vanished")]
-    return _html_table(head, rows)
+    return _html_table(head, rows, "lll")
 
 
 def _followed(view: Mapping[str, Any]) -> list[str]:
@@ -154,15 +150,17 @@ def _followed(view: Mapping[str, Any]) -> list[str]:
     s, every = view["sessions"], view["all"]
     if not s["read"]:
         return [
-            f"<p>{every['offered']} pointers offered in {s['offered']} sessions; no read was "
+            f"<p>{_count(every['offered'], 'pointer')} offered in "
+            f"{_count(s['offered'], 'session')}; no read was "
             "logged, so none can be told followed. Install the hooks again (<code>kroute "
             "install &lt;harness&gt;</code>) to log which documents agents open.</p>"
         ]
     parts = [
-        f"<p>{every['followed']} of {every['offered']} pointers offered in {s['offered']} "
-        f"sessions were followed ({escape(percent(every['followed_rate']))}); reads were "
-        f"logged in {s['read']} sessions, and {every['unpointed']} documents were read without "
-        "a pointer to them.</p>"
+        f"<p>{every['followed']} of {_count(every['offered'], 'pointer')} offered in "
+        f"{_count(s['offered'], 'session')} followed "
+        f"({escape(percent(every['followed_rate']))}); reads logged in "
+        f"{_count(s['read'], 'session')}; {_count(every['unpointed'], 'document')} read "
+        "without a pointer to it in its session.</p>"
     ]
     for label, plural in (("engine", "version"), ("catalog (fingerprint)", "fingerprint")):
         rows = [
@@ -194,7 +192,7 @@ def _documents(rows: Sequence[Mapping[str, Any]]) -> str:
         '<p class="muted">Offered: routes that offered it (first: at the top). Sessions: '
         "sessions it was offered in; followed: of those, the ones whose agent opened it after "
         "the pointer. Read, no pointer: sessions whose agent opened it with no pointer to it."
-        "</p>" + _html_table(head, cells, text_columns=(1,)) + note
+        "</p>" + _html_table(head, cells, "ll") + note
     )
 
 
@@ -219,11 +217,13 @@ def _misses(view: Mapping[str, Any], followed: Mapping[str, Any]) -> list[str]:
         "<h2>Read without a pointer</h2>",
         '<p class="muted">Documents agents opened that no route of their session had offered '
         "before: the prompts before them are candidates for their routing fields.</p>",
-        _html_table(["document", "path", "kind", "sessions", "prompt before the read"], rows, (4,))
+        _html_table(
+            ["document", "path", "kind", "sessions", "prompt before the read"], rows, "lllnt"
+        )
         if rows
         else '<p class="muted">None.</p>',
         "<h2>Pointers never followed</h2>",
-        _html_table(["document", "path", "sessions offered", "first"], never)
+        _html_table(["document", "path", "sessions offered", "first"], never, "ll")
         if never
         else '<p class="muted">None: every document offered was opened at least once.</p>',
     ]
@@ -247,7 +247,7 @@ def _silent(records: Sequence[Record]) -> str:
         cells = [r.get("at"), times, r.get("engine_version"), r.get("task"), silence.get("reason")]
         rows.append([_cell(c, TASK_CELL) for c in cells] + [escape(lacking)])
     head = ["last", "times", "engine", "prompt", "why", "words no entry held"]
-    return _html_table(head, rows, text_columns=(3, 5))
+    return _html_table(head, rows, "nnltlt")
 
 
 def _plots(stats: Mapping[str, Any], followed: Mapping[str, Any]) -> list[str]:
@@ -326,7 +326,7 @@ def _latest_table(latest: Sequence[Mapping[str, Any]]) -> str:
         cells = [r.get("at"), r.get("engine_version"), r.get("catalog_fingerprint")]
         cells += [r.get("source"), r.get("mode"), status, "yes" if r.get("injected") else "no"]
         rows.append([_cell(c) for c in cells] + [_cell(r.get("task"), TASK_CELL), _cell(ids)])
-    return _html_table(head, rows, text_columns=(7, 8))
+    return _html_table(head, rows, "nlllllltt")
 
 
 def _label(value: str, plural: str) -> str:
