@@ -192,7 +192,7 @@ def test_sessions_are_bounded_and_thread_safe() -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(offers._sessions) == 4
+    assert len(offers) == 4
 
 
 # -- the service ----------------------------------------------------------------------------

@@ -243,6 +243,10 @@ class Offers:
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._sessions)
+
     def note(self, session: str, offer: Offer, ids: Iterable[str]) -> None:
         """Remember `offer` as the offer of each id that has none in this session yet; the
         rank is each id's place in `ids` (1-based)."""

@@ -16,6 +16,7 @@ from typing import Any
 from router.base import paths
 from router.base.errors import KrouteError
 from router.core.harness import Plan
+from router.core.opening import Opened
 from router.logbook import logfile, opened, shadow
 from router.runtime.engine import Engine
 
@@ -105,6 +106,34 @@ class Recorder:
             self.defer(append)
         else:
             append()
+
+    def write_reads(
+        self,
+        engine: Engine,
+        offers: opened.Offers,
+        seen: Opened,
+        session: str | None,
+        *,
+        source: str,
+        mode: str | None = None,
+    ) -> None:
+        """Append a line for each file `seen` that is a catalog document (`opened.document_of`),
+        joined to the first route of `session` that offered it (`offers`, which reads back
+        from this log a session it does not hold): once per session before any offer of it,
+        once after one. Raises OSError when a file's path cannot be resolved."""
+        for path in seen.paths:
+            found = opened.document_of(engine.index, engine.config.root, path, seen.cwd)
+            if found is None:
+                continue
+            offer = None
+            if session is not None:
+                offer = offers.find(session, found.entry.id, lambda: self.session_routes(session))
+                if not offers.first_read(session, found.entry.id, offer is not None):
+                    continue
+            self.write_opened(
+                engine, source=source, session=session, tool=seen.tool, found=found,
+                offer=offer, mode=mode,
+            )  # fmt: skip
 
     def write_opened(
         self,

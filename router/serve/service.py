@@ -150,7 +150,9 @@ class App:
         In `shadow` mode (`?mode=shadow`, or the config's) the route is logged with what
         would have been injected and nothing is printed; in `off` mode the hook does
         nothing. A payload it cannot use prints nothing, and so does a route whose time ran
-        out (`expiry.current`: logged with silence `deadline`)."""
+        out (`expiry.current`: logged with silence `deadline`). A catalog document an event
+        says the agent read is logged (`_observe`); an event that only tells that
+        (`opening.EVENTS`) routes and prints nothing."""
         began = time.perf_counter()
         name, event = call.path[len(HOOK_PREFIX) :].split("/")
         asked = call.query.get("mode")
@@ -160,12 +162,12 @@ class App:
         if mode == "off":
             return ""
         self.routes += 1
-        payload = harness.decode(body)
-        if opening.observes(name, event):
-            self._observe(name, event, payload, mode)
-            if opening.only_observes(name, event):
-                return ""  # it routes nothing: no route line, nothing printed
         try:
+            payload = harness.decode(body)
+            if opening.observes(name, event):
+                self._observe(name, event, payload, mode)
+                if opening.only_observes(name, event):
+                    return ""  # it routes nothing: no route line, nothing printed
             plan = harness.plan(name, event, payload)
             document: dict[str, Any] | None = None
             skip = plan.skip
@@ -182,7 +184,7 @@ class App:
                     skip = "bad-request"
             shown = document
             if document is not None and plan.session:
-                self._offered(plan.session, document, f"{name}/{event}", mode, plan.prompt_id)
+                self._offered(plan, document, f"{name}/{event}", mode)
                 # Shadow mode remembers too: it logs what live mode would have injected.
                 kept = session.unrepeated(self.sessions, plan.session, document, self.engine.index)
                 shown = kept.document
@@ -207,64 +209,36 @@ class App:
         return text if mode == "live" else ""
 
     def _offered(
-        self,
-        session_id: str,
-        document: Mapping[str, Any],
-        source: str,
-        mode: str,
-        prompt_id: str | None,
+        self, plan: harness.Plan, document: Mapping[str, Any], source: str, mode: str
     ) -> None:
         """Remember which documents a session's route offered, and where each stood."""
         ids = [str(p["id"]) for p in document.get("pointers") or []]
-        if not ids:
-            return
-        at = recorder_module.stamp(
-            self.recorder.now() if self.recorder else recorder_module.utc_now()
-        )
-        offer = opened.Offer(
-            at=at,
-            engine_version=self.engine.version,
-            catalog_fingerprint=self.engine.catalog.fingerprint,
-            rank=0,
-            mode=mode,
-            source=source,
-            prompt_id=prompt_id,
-        )
-        self.offers.note(session_id, offer, ids)
+        if plan.session and ids:
+            now = self.recorder.now() if self.recorder else recorder_module.utc_now()
+            engine = self.engine
+            offer = opened.Offer(
+                recorder_module.stamp(now), engine.version, engine.catalog.fingerprint, 0, mode,
+                source, plan.prompt_id,
+            )  # fmt: skip
+            self.offers.note(plan.session, offer, ids)
 
     def _observe(self, name: str, event: str, payload: Mapping[str, Any] | None, mode: str) -> None:
         """Log each catalog document the event says the agent opened, joined to the first
-        route of its session that offered it (once per session before an offer, once
-        after). Never raises: a read
+        route of its session that offered it (`Recorder.write_reads`). Never raises: a read
         that cannot be logged is reported on stderr."""
-        recorder = self.recorder
-        seen = opening.opened(name, event, payload)
-        if recorder is None or seen is None or payload is None:
-            return
         try:
+            seen = opening.opened(name, event, payload)
+            if seen is None or payload is None or self.recorder is None:
+                return
             session_id = harness.member(payload, "session_id")
-            session_id = session_id if isinstance(session_id, str) and session_id else None
-            index, root = self.engine.index, self.engine.config.root
-            for path in seen.paths:
-                found = opened.document_of(index, root, path, seen.cwd)
-                if found is None:
-                    continue
-                offer = None
-                if session_id is not None:
-                    offer = self.offers.find(
-                        session_id, found.entry.id, lambda: recorder.session_routes(session_id)
-                    )
-                    if not self.offers.first_read(session_id, found.entry.id, offer is not None):
-                        continue
-                recorder.write_opened(
-                    self.engine,
-                    source=f"{name}/{event}",
-                    session=session_id,
-                    tool=seen.tool,
-                    found=found,
-                    offer=offer,
-                    mode=mode,
-                )
+            self.recorder.write_reads(
+                self.engine,
+                self.offers,
+                seen,
+                session_id if isinstance(session_id, str) and session_id else None,
+                source=f"{name}/{event}",
+                mode=mode,
+            )
         except Exception as error:  # a hook never harms the agent
             recorder_module.warn(f"hook {name}/{event}: read not logged: {error!r}")
 
