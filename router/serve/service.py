@@ -211,15 +211,14 @@ class App:
     def _offered(
         self, plan: harness.Plan, document: Mapping[str, Any], source: str, mode: str
     ) -> None:
-        """Remember which documents a session's route offered, and where each stood."""
+        """Remember which documents a session's route offered, where each stood, and when
+        (now: the route's line is written with the same instant, give or take its route)."""
         ids = [str(p["id"]) for p in document.get("pointers") or []]
         if plan.session and ids:
-            now = self.recorder.now() if self.recorder else recorder_module.utc_now()
-            engine = self.engine
+            engine, now = self.engine, recorder_module.stamp(recorder_module.utc_now())
             offer = opened.Offer(
-                recorder_module.stamp(now), engine.version, engine.catalog.fingerprint, 0, mode,
-                source, plan.prompt_id,
-            )  # fmt: skip
+                now, engine.version, engine.catalog.fingerprint, 0, mode, source, plan.prompt_id
+            )
             self.offers.note(plan.session, offer, ids)
 
     def _observe(self, name: str, event: str, payload: Mapping[str, Any] | None, mode: str) -> None:
