@@ -11,6 +11,7 @@ document, the tool, and the route that offered it.
 
 from __future__ import annotations
 
+import mmap
 import os
 import threading
 from collections import OrderedDict
@@ -160,8 +161,10 @@ def read(directory: Path, since: str | None = None) -> shadow.Reading:
 
 def session_routes(directory: Path, session: str, days: Iterable[str]) -> Iterator[Record]:
     """Yield the route records of one session in the route log `directory`, for the given
-    `YYYY-MM-DD` days, in order. Only lines naming the session are parsed; a day without a
-    log, a line that cannot be read and a file that is not the user's own are passed over."""
+    `YYYY-MM-DD` days, in order. The day's file is searched for the session's id as its
+    lines write it and only the lines holding it are parsed (a full day's 64 MiB takes tens
+    of milliseconds); a day without a log, a line that cannot be read and a file that is not
+    the user's own are passed over."""
     needle = b'"session":' + orjson.dumps(session)
     for day in sorted(days):
         path = directory / f"{day}{shadow.LOG_SUFFIX}"
@@ -169,16 +172,33 @@ def session_routes(directory: Path, session: str, days: Iterable[str]) -> Iterat
             fd = paths.open_private(path, os.O_RDONLY)
         except OSError:  # no log that day, or not ours (StateError is an OSError too)
             continue
-        with os.fdopen(fd, "rb") as handle:
-            for line in handle:
-                if needle not in line:
-                    continue
-                try:
-                    found = shadow.lifted(orjson.loads(line))
-                except (orjson.JSONDecodeError, ShadowError):
-                    continue
-                if found.get("session") == session:
-                    yield found
+        try:
+            found = _lines_holding(fd, needle)
+        finally:
+            os.close(fd)
+        for line in found:
+            try:
+                route = shadow.lifted(orjson.loads(line))
+            except (orjson.JSONDecodeError, ShadowError):
+                continue
+            if route.get("session") == session:
+                yield route
+
+
+def _lines_holding(fd: int, needle: bytes) -> list[bytes]:
+    """Return the whole lines (ending in a newline) of an open file that hold `needle`."""
+    size = os.fstat(fd).st_size
+    if not size:
+        return []
+    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as text:
+        lines, at = [], text.find(needle)
+        while at != -1:
+            start, end = text.rfind(b"\n", 0, at) + 1, text.find(b"\n", at)
+            if end == -1:  # a torn last line
+                break
+            lines.append(text[start:end])
+            at = text.find(needle, end)
+    return lines
 
 
 # -- which file is a document ----------------------------------------------------------------
