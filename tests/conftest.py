@@ -23,6 +23,9 @@ DEMO = FIXTURES / "catalogs" / "demo"
 # The shared corpora sit beside the checkout (../shared); KROUTE_SHARED overrides.
 SHARED = Path(os.environ.get("KROUTE_SHARED", REPO.parent / "shared"))
 CORPORA = SHARED / "corpora"
+# A headless Chromium, where one is installed (Debian: chromium, or chromium-headless-shell):
+# the tests that render the HTML report in a real browser skip, saying so, without one.
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-headless-shell")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

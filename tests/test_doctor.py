@@ -70,7 +70,7 @@ def trust_codex(repo: Path, home: Path, *, hooks: bool = True, project: bool = T
     if project:
         lines += [f'[projects."{repo}"]', 'trust_level = "trusted"', ""]
     if hooks:
-        for label in ("session_start", "user_prompt_submit", "pre_tool_use"):
+        for label in ("session_start", "user_prompt_submit", "pre_tool_use", "post_tool_use"):
             lines += [
                 f'[hooks.state."{repo}/.codex/hooks.json:{label}:0:0"]',
                 'trusted_hash = "sha256:0123"',
@@ -184,7 +184,7 @@ def test_codex_project_and_hooks_not_trusted(repo: Path, home: Path) -> None:
     assert (
         f"Codex has not been told to trust {repo}, so it skips the project's hooks" in untrusted[0]
     )
-    assert "SessionStart, UserPromptSubmit, PreToolUse hooks" in untrusted[1]
+    assert "SessionStart, UserPromptSubmit, PreToolUse, PostToolUse hooks" in untrusted[1]
     assert "run /hooks and trust them" in untrusted[1]
     trust_codex(repo, home, hooks=False)
     (hooks_only,) = [p for p in problems(doctor(repo, home)) if p.startswith("codex hooks")]

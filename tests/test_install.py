@@ -67,7 +67,9 @@ def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
     pre = merged["hooks"]["PreToolUse"]
     assert pre[0] == theirs["hooks"]["PreToolUse"][0]  # their hook untouched, still first
     assert pre[1]["matcher"] == "Edit|MultiEdit|Write|NotebookEdit|Read"
-    for event in ("UserPromptSubmit", "SessionStart", "PreToolUse"):
+    # the reads of the shadow log: Read only, after it ran
+    assert [g["matcher"] for g in merged["hooks"]["PostToolUse"]] == ["Read"]
+    for event in ("UserPromptSubmit", "SessionStart", "PreToolUse", "PostToolUse"):
         ours = [
             h
             for g in merged["hooks"][event]
@@ -198,7 +200,12 @@ def test_uninstall_of_a_fresh_install_removes_all_it_created(repo: Path) -> None
 @pytest.mark.parametrize(
     ("name", "file", "events", "timeout"),
     [
-        ("codex", ".codex/hooks.json", ("SessionStart", "UserPromptSubmit", "PreToolUse"), 5),
+        (
+            "codex",
+            ".codex/hooks.json",
+            ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"),
+            5,
+        ),
         ("gemini", ".gemini/settings.json", ("SessionStart", "BeforeAgent", "AfterTool"), 5000),
     ],
 )

@@ -8,7 +8,6 @@ import datetime
 import json
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from router.logbook import recorder, shadow
 from router.runtime.engine import Engine
 from router.serve import client, service
 
-from conftest import DEMO, kroute
+from conftest import CHROMIUM, DEMO, kroute
 
 FIELDS = {
     "schema", "at", "engine_version", "catalog_fingerprint", "config_digest", "source",
@@ -138,12 +137,51 @@ def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) ->
     )
 
 
+def test_after_a_catalog_edit_diff_and_report_compare_the_two_catalogs(
+    repo: Path, tmp_path: Path
+) -> None:
+    tasks = ["retry a failed webhook delivery", "rotate the webhook signing key"]
+    for task in tasks:
+        assert kroute("route", "--no-daemon", task, cwd=repo).returncode == 0
+    (repo / "docs" / "how-to" / "redeliver-failed-webhook.md").unlink()  # the catalog edit
+    for task in tasks:
+        assert kroute("route", "--no-daemon", task, cwd=repo).returncode == 0
+    before, *_, after = lines(repo, expected=4)
+    assert before["catalog_fingerprint"] != after["catalog_fingerprint"]
+
+    shown = kroute("shadow", "diff", cwd=repo)  # no --from, no --to: the last two
+    assert shown.returncode == 0, shown.stderr
+    head = shown.stdout.splitlines()[0]
+    assert head.startswith(
+        f"diff {before['catalog_fingerprint']} -> {after['catalog_fingerprint']}"
+    )
+    assert "1 changed" in head and "vanished" in shown.stdout
+    assert "fingerprints with routes, the last routed last:" in shown.stdout
+    assert f"  {__version__}  4 routes" in shown.stdout  # the engine version, listed
+    as_json = json.loads(kroute("shadow", "diff", "--json", cwd=repo).stdout)
+    assert as_json["by"] == "fingerprint" and as_json["summary"]["changed"] == 1
+    assert [v["value"] for v in as_json["versions"]["fingerprint"]] == [
+        before["catalog_fingerprint"],
+        after["catalog_fingerprint"],
+    ]
+    half = kroute("shadow", "diff", "--from", before["catalog_fingerprint"], cwd=repo)
+    assert half.returncode == 2 and "give both --from and --to, or neither" in half.stderr
+    one = kroute("shadow", "diff", "--by", "version", cwd=repo)
+    assert one.returncode == 1 and "fewer than two versions" in one.stderr
+
+    page = tmp_path / "report.html"
+    assert kroute("shadow", "report", "--html", str(page), cwd=repo).returncode == 0
+    html = page.read_text()
+    assert "nothing to compare" not in html
+    assert f'<td class="l">{after["catalog_fingerprint"]}</td>' in html
+
+
 def test_review_without_a_log_says_so(repo: Path) -> None:
     result = kroute("shadow", "stats", cwd=repo)
     assert result.returncode == 1 and "no shadow log yet" in result.stderr
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
+@pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium is installed")
 def test_the_html_report_renders_in_a_browser_without_network(repo: Path, tmp_path: Path) -> None:
     engine = Engine.load(config.load(repo / "kroute.toml"))
     service.App(engine, recorder.for_engine(engine, os.environ)).answer(
@@ -154,7 +192,7 @@ def test_the_html_report_renders_in_a_browser_without_network(repo: Path, tmp_pa
     shot = tmp_path / "report.png"
     subprocess.run(
         [
-            "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
             "--no-first-run", "--disable-background-networking", "--disable-component-update",
             "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}",
             "--proxy-server=127.0.0.1:9",  # any network request would fail

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from router.core import config
-from router.logbook import logfile, report, review, shadow
+from router.logbook import chart, logfile, page, review, shadow
 from router.runtime import request
 from router.runtime.engine import Engine
 
@@ -295,25 +295,25 @@ def test_report_html_is_one_self_contained_escaped_page() -> None:
         ),
         record("t", ["A"], version="<img src=x>"),
     ]
-    page = review.report_html(records, "Shadow <report> for demo")
-    assert page == review.report_html(records, "Shadow <report> for demo")  # deterministic
-    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 3
-    assert "<title>Shadow &lt;report&gt; for demo</title>" in page
+    html = page.report(records, [], "Shadow <report> for demo")
+    assert html == page.report(records, [], "Shadow <report> for demo")  # deterministic
+    assert html.startswith("<!DOCTYPE html>") and html.count("<svg") == 3
+    assert "<title>Shadow &lt;report&gt; for demo</title>" in html
     for version in ("0.1.0", "0.9.0", "0.10.0", "&lt;img src=x&gt;"):
-        assert f"<td>{version}</td>" in page
-    assert "<td>33.3%</td>" in page and "<td>1.33</td>" in page  # 0.1.0: silence, ptr/route
-    assert "<script" not in page.lower() and "<img" not in page and "<b>X" not in page
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
-    assert re.findall(r"<[a-z][^>]*\s(?:src|href)\s*=", page, re.I) == []  # no link at all
-    assert not re.search(r"""<(?:link|img|iframe|object|embed)\b""", page, re.I)
-    assert "url(" not in page and "@import" not in page
+        assert f'<td class="l">{version}</td>' in html
+    assert '<td class="n">33.3%</td>' in html and '<td class="n">1.33</td>' in html  # 0.1.0
+    assert "<script" not in html.lower() and "<img" not in html and "<b>X" not in html
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html
+    assert re.findall(r"<[a-z][^>]*\s(?:src|href)\s*=", html, re.I) == []  # no link at all
+    assert not re.search(r"""<(?:link|img|iframe|object|embed)\b""", html, re.I)
+    assert "url(" not in html and "@import" not in html
     # latency histogram: log-spaced buckets from 100 us to 2000 us
-    assert ">100µs</text>" in page and ">2ms</text>" in page
+    assert ">100µs</text>" in html and ">2ms</text>" in html
 
 
 def test_latency_buckets_are_log_spaced() -> None:
-    assert report.latency_buckets([]) == []
-    assert report.latency_buckets([0, 3, 3, 40, 999, 1000, 1500]) == [
+    assert chart.latency_buckets([]) == []
+    assert chart.latency_buckets([0, 3, 3, 40, 999, 1000, 1500]) == [
         (0, 1),
         (1, 0),
         (2, 2),
@@ -329,7 +329,16 @@ def test_latency_buckets_are_log_spaced() -> None:
 
 
 def test_the_shadow_modules_print_nothing_and_read_no_clock() -> None:
-    for name in ("shadow.py", "logfile.py", "review.py", "report.py"):
+    for name in (
+        "shadow.py",
+        "logfile.py",
+        "review.py",
+        "report.py",
+        "page.py",
+        "chart.py",
+        "follow.py",
+        "opened.py",
+    ):
         source = (REPO / "router" / "logbook" / name).read_text()
         for banned in ("print(", "import click", "os.environ", "time.time", "datetime.now"):
             assert banned not in source, (name, banned)
@@ -367,3 +376,94 @@ def test_diff_compares_across_catalog_fingerprints() -> None:
     with pytest.raises(shadow.ShadowError, match="catalog fingerprint f3") as caught:
         review.diff([before, after], "f1", "f3", by="fingerprint")
     assert caught.value.todo == "Fingerprints in the log: f1, f2"
+
+
+def test_stats_group_by_catalog_fingerprint_in_the_order_first_logged() -> None:
+    records = [
+        record("a", ["A"], fingerprint="f9"),
+        record("b", [], fingerprint="f2"),
+        record("c", ["A", "B"], fingerprint="f9"),
+    ]
+    s = review.stats(records)
+    assert s["fingerprints"] == ["f9", "f2"]
+    assert s["by_fingerprint"]["f9"]["routes"] == 2 and s["by_fingerprint"]["f2"]["silent"] == 1
+    lines = review.stats_text(s).splitlines()
+    catalog = lines.index(next(line for line in lines if line.startswith("catalog")))
+    assert lines[catalog + 1].split()[:3] == ["f9", "2", "2"]
+
+
+def catalog_edit() -> list[dict[str, Any]]:
+    """One engine version; the catalog edited between two runs of the same tasks."""
+    return [
+        record("t1", ["a", "b"], at="2025-03-01T10:00:00.000Z"),
+        record("t2", ["c"], at="2025-03-01T10:01:00.000Z"),
+        record("t1", ["b", "a"], fingerprint="f2", at="2025-03-02T10:00:00.000Z"),
+        record("t2", ["c"], fingerprint="f2", at="2025-03-02T10:01:00.000Z"),
+    ]
+
+
+def test_the_last_two_versions_are_those_of_the_axis_that_changed_last() -> None:
+    records = catalog_edit()
+    assert review.latest_pair(records) == ("fingerprint", "f1", "f2")
+    # an upgrade after the edit: the engine changed last
+    upgraded = [*records, record("t1", ["a"], version="0.2.0", fingerprint="f2")]
+    assert review.latest_pair(upgraded) == ("version", "0.1.0", "0.2.0")
+    assert review.latest_pair(upgraded, "fingerprint") == ("fingerprint", "f1", "f2")
+    assert [v["value"] for v in review.versions(upgraded, "version")] == ["0.1.0", "0.2.0"]
+    listed = review.versions(records, "fingerprint")
+    assert listed[0] == {
+        "value": "f1", "routes": 2, "first": "2025-03-01T10:00:00.000Z",
+        "last": "2025-03-01T10:01:00.000Z",
+    }  # fmt: skip
+    # back to the first catalog: the two last routed, the one routed last as `to`
+    reverted = [*records, record("t1", ["a", "b"], at="2025-03-03T10:00:00.000Z")]
+    assert review.latest_pair(reverted) == ("fingerprint", "f2", "f1")
+    with pytest.raises(shadow.ShadowError, match="no two engine versions") as caught:
+        review.latest_pair(records[:2])
+    assert "versions: 0.1.0; fingerprints: f1" in caught.value.todo
+    with pytest.raises(shadow.ShadowError, match="fewer than two versions"):
+        review.latest_pair(records, "version")
+
+
+def test_the_report_compares_catalog_versions_and_lists_silent_prompts() -> None:
+    silent = record("weather on mars today", [], fingerprint="f2", at="2025-03-02T11:00:00.000Z")
+    silent["silence"] = {"reason": "no_document_reached", "says": "...", "lacking": ["mars"]}
+    html = page.report([*catalog_edit(), silent], [], "demo")
+    assert "nothing to compare" not in html
+    cells = ["catalog", "f1", "f2", "2", "1", "2"]  # of, from, to, tasks, changed, moved
+    row = "".join(f'<td class="{k}">{c}</td>' for k, c in zip("lllnnn", cells, strict=True))
+    assert "<tr>" + row in html
+    start = html.index("<h2>Silent prompts</h2>")
+    silent_section = html[start : html.index("<h2>", start + 1)]
+    assert '<td class="t">weather on mars today</td>' in silent_section
+    assert '<td class="l">no_document_reached</td>' in silent_section
+    assert '<td class="t">mars</td>' in silent_section
+    # one engine version: a sentence, not a chart of a single bar; two catalogs: charts
+    assert "One engine version routed (0.1.0)" in html
+    assert html.count("<svg") == 3  # silence and pointers by catalog version, latency
+    assert "Silence rate by engine version" not in html
+
+
+def test_the_report_shows_followed_pointers_and_documents() -> None:
+    routes = [record("rotate keys", ["A", "B"], session="s")]
+    offer = {"at": "x", "engine_version": "0.1.0", "catalog_fingerprint": "f1", "rank": 1}
+    line = {
+        "schema": "kroute.opened/1", "at": "2025-03-01T11:00:00.000Z", "engine_version": "0.1.0",
+        "catalog_fingerprint": "f1", "source": "claude/PostToolUse", "session": "s",
+        "tool": "Read", "id": "A", "path": "docs/A.md", "file": "docs/A.md", "kind": "decision",
+        "offer": offer,
+    }  # fmt: skip
+    opens = [line, {**line, "id": "Z", "path": "docs/Z.md", "file": "docs/Z.md", "offer": None}]
+    html = page.report(routes, opens, "demo")
+    assert "1 of 2 pointers offered in 1 session followed (50.0%)" in html
+    assert '<tr><td class="l">A</td>' in html and '<tr><td class="l">Z</td>' in html
+    assert "<h2>Read without a pointer</h2>" in html and "<h2>Pointers never followed</h2>" in html
+    assert '<td class="t">rotate keys</td>' in html  # the prompt before Z's read
+    none = page.report(routes, [], "demo")
+    assert "no read was logged" in none and "<h2>Read without a pointer</h2>" not in none
+
+
+def test_times_and_numbers_never_wrap_only_prose_does() -> None:
+    html = page.report(catalog_edit(), [], "demo")
+    assert '<td class="n">2025-03-02T10:01:00.000Z</td>' in html  # on one line, right-aligned
+    assert ".n{text-align:right;white-space:nowrap}" in page.STYLE

@@ -1,4 +1,5 @@
-"""`kroute shadow path | tail | stats | diff | documents | replay | report`: the shadow log."""
+"""`kroute shadow path | tail | stats | diff | documents | misses | replay | report`: the
+shadow log."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from router.cli.group import (
     say,
 )
 from router.core import text
-from router.logbook import logfile, review, shadow
+from router.logbook import follow, logfile, opened, page, review, shadow
 from router.runtime.engine import Engine
 from router.serve import service
 
@@ -53,6 +54,15 @@ def _records(catalog_dir: Path | None, config_file: Path | None, since: str | No
     if reading.skipped:
         click.echo(f"note: {len(reading.skipped)} unreadable line(s) skipped", err=True)
     return records
+
+
+def _opens(catalog_dir: Path | None, config_file: Path | None, since: str | None) -> list[Any]:
+    """Return the logged reads of catalog documents (none when no read was logged)."""
+    reading = opened.read(_log_dir(catalog_dir, config_file), since)
+    reads = list(reading)
+    if reading.skipped:
+        click.echo(f"note: {len(reading.skipped)} unreadable read line(s) skipped", err=True)
+    return reads
 
 
 since_option = click.option("--since", help="Only records at or after this date (YYYY-MM-DD).")
@@ -96,8 +106,11 @@ def shadow_tail(
 def shadow_stats(
     since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
 ) -> None:
-    """Routes, silence and injection rates, pointers per route, latency, by engine version."""
-    stats = review.stats(_records(catalog_dir, config_file, since))
+    """Routes, silence and injection rates, pointers per route, latency, and how many
+    offered pointers agents followed, by engine version and by catalog version."""
+    records = _records(catalog_dir, config_file, since)
+    stats = review.stats(records)
+    stats["followed"] = follow.summary(records, _opens(catalog_dir, config_file, since))
     full = {
         day: count
         for day, count in logfile.dropped(_log_dir(catalog_dir, config_file)).items()
@@ -108,6 +121,8 @@ def shadow_stats(
         emit_json(stats)
         return
     say(review.stats_text(stats))
+    say("")
+    say(follow.summary_text(stats["followed"]))
     cap = logfile.MAX_DAY_BYTES // (1024 * 1024)
     for day, count in full.items():
         click.echo(f"dropped {count} line(s) on {day}: that day's log reached its {cap} MiB cap")
@@ -115,13 +130,18 @@ def shadow_stats(
 
 @shadow_group.command(name="diff")
 @click.option(
-    "--from", "from_version", required=True, help="Engine version (or fingerprint) before."
+    "--from",
+    "from_version",
+    help="Engine version (or fingerprint) before (default: the one routed before the last).",
 )
-@click.option("--to", "to_version", required=True, help="Engine version (or fingerprint) after.")
+@click.option(
+    "--to", "to_version", help="Engine version (or fingerprint) after (default: the last routed)."
+)
 @click.option(
     "--by",
     type=click.Choice(sorted(review.AXES)),
-    help="Compare across engine versions or catalog fingerprints (default: what --from names).",
+    help="Compare across engine versions or catalog fingerprints (default: what --from names; "
+    "without --from, the one that changed last).",
 )
 @since_option
 @catalog_option
@@ -137,11 +157,28 @@ def shadow_diff(
     as_json: bool,
 ) -> None:
     """Pointers that moved, appeared or vanished between two engine versions or two catalog
-    fingerprints."""
+    fingerprints; without --from and --to, between the last two, the others listed."""
+    if (from_version is None) != (to_version is None):
+        raise click.UsageError("give both --from and --to, or neither (the last two versions)")
     records = _records(catalog_dir, config_file, since)
-    axis = by or review.axis_of(records, from_version)
+    listed: dict[str, list[dict[str, Any]]] = {}
+    if from_version is None or to_version is None:
+        axis, from_version, to_version = review.latest_pair(records, by)
+        listed = {name: review.versions(records, name) for name in review.AXES}
+    else:
+        axis = by or review.axis_of(records, from_version)
     result = review.diff(records, from_version, to_version, axis)
-    emit_json(result) if as_json else say(review.diff_text(result))
+    if as_json:
+        emit_json({**result, "versions": listed} if listed else result)
+        return
+    say(review.diff_text(result))
+    for name, values in listed.items():
+        say(f"\n{review.AXES[name][2].lower()} with routes, the last routed last:")
+        for value in values:
+            say(
+                f"  {text.flat(value['value'])}  {value['routes']} routes, "
+                f"{text.flat(str(value['first']))} to {text.flat(str(value['last']))}"
+            )
 
 
 @shadow_group.command(name="documents")
@@ -157,6 +194,21 @@ def shadow_documents(
     engine = Engine.load(resolve_config(catalog_dir, config_file))
     view = review.documents(records, engine.listing()["entries"])
     emit_json(view) if as_json else say(review.documents_text(view))
+
+
+@shadow_group.command(name="misses")
+@since_option
+@catalog_option
+@config_option
+@json_option
+def shadow_misses(
+    since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
+) -> None:
+    """Documents agents read without a pointer to them (with the prompts before: candidates
+    for their routing fields), and pointers agents never followed."""
+    records = _records(catalog_dir, config_file, since)
+    view = follow.misses(records, _opens(catalog_dir, config_file, since))
+    emit_json(view) if as_json else say(follow.misses_text(view))
 
 
 @shadow_group.command(name="replay")
@@ -207,10 +259,16 @@ def shadow_replay(
 def shadow_report(
     html_file: Path, since: str | None, catalog_dir: Path | None, config_file: Path | None
 ) -> None:
-    """Write one self-contained HTML page: stats, version comparisons, plots."""
+    """Write one self-contained HTML page: stats and comparisons by engine and catalog
+    version, pointers followed, documents, silent prompts, plots."""
     cfg = resolve_config(catalog_dir, config_file)
-    page = review.report_html(
-        _records(catalog_dir, config_file, since), f"kroute shadow log: {cfg.root.name}"
+    html = page.report(
+        _records(catalog_dir, config_file, since),
+        _opens(catalog_dir, config_file, since),
+        f"kroute shadow log: {cfg.root.name}",
     )
-    html_file.write_text(page, encoding="utf-8")
+    # it holds the logged prompts: private like the log
+    fd = paths.open_private(html_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(html)
     click.echo(f"wrote {html_file}")

@@ -104,6 +104,8 @@ HARNESSES = {
             ("SessionStart", None, "session-start"),
             # every tool that writes a file (harness.FILE_TOOLS), and Read
             ("PreToolUse", "Edit|MultiEdit|Write|NotebookEdit|Read", "pre-tool-use"),
+            # which catalog documents the agent read (the shadow log's reads; prints nothing)
+            ("PostToolUse", "Read", "post-tool-use"),
         ),
         5,  # seconds
         '"$CLAUDE_PROJECT_DIR"',
@@ -118,8 +120,10 @@ HARNESSES = {
             ("SessionStart", None, "session-start"),
             ("UserPromptSubmit", None, "user-prompt-submit"),
             # apply_patch is how Codex writes every file (`Edit` and `Write` are its matcher
-            # aliases); a shell command names no file kroute can read
+            # aliases); a shell command names no file kroute can route before it runs
             ("PreToolUse", "apply_patch", "pre-tool-use"),
+            # Codex reads files with shell commands: which catalog documents they read
+            ("PostToolUse", "Bash", "post-tool-use"),
         ),
         5,  # seconds
         None,  # Codex sets no project-dir variable; it runs hooks in the session's directory

@@ -35,8 +35,9 @@ DEADLINE_ENV = "KROUTE_HOOK_DEADLINE"
 # its deadline.
 BUDGET_ENV = "KROUTE_HOOK_BUDGET"
 # Events that open a session: their hook starts the daemon and waits no longer than its
-# deadline, so that the catalog loads while the person types the first prompt.
-NO_WAIT = frozenset({"SessionStart"})
+# deadline, so that the catalog loads while the person types the first prompt. A read
+# (PostToolUse) is only logged: the agent never waits on a catalog that loads for it.
+NO_WAIT = frozenset({"SessionStart", "PostToolUse"})
 RESTART = 409  # a daemon of another version: it is replaced, and this hook waits for that
 LOADING = 503  # a daemon still loading its catalog: this hook waits for it, within budget
 ABSENT = 0  # no daemon answered: none listens, or not as a daemon would

@@ -26,12 +26,15 @@ MAX_DAY_BYTES = 64 * 1024 * 1024
 DROPPED_SUFFIX = ".dropped"
 
 
-def append(path: Path, record: Mapping[str, Any], limit: int = MAX_DAY_BYTES) -> bool:
+def append(
+    path: Path, record: Mapping[str, Any], limit: int = MAX_DAY_BYTES, *, state: Path | None = None
+) -> bool:
     """Append `record` to `path` as one line (sorted keys): a single write on an O_APPEND
     descriptor held under an exclusive flock, so concurrent writers never interleave.
-    The file lies in `<state>/shadow/<repo>/` (`shadow.log_path`): those directories are made
-    0700 where missing and checked to be the user's alone (`paths.prepare`), and the file is
-    opened without following a symlink, created 0600. Returns False when the file already
+    The file lies under the state dir `state` (default: in `<state>/shadow/<repo>/`, as
+    `shadow.log_path` names it): the directories from there down are made 0700 where missing
+    and checked to be the user's alone (`paths.prepare`), and the file is opened without
+    following a symlink, created 0600. Returns False when the file already
     holds `limit` bytes: the line is dropped and counted (`dropped`) instead.
 
     Raises ShadowError when the record cannot be serialized or the log cannot be written,
@@ -41,7 +44,7 @@ def append(path: Path, record: Mapping[str, Any], limit: int = MAX_DAY_BYTES) ->
     except orjson.JSONEncodeError as exc:
         raise ShadowError(f"a shadow record cannot be written as JSON: {exc}", "") from exc
     try:
-        paths.prepare(path.parent, state=path.parents[2])
+        paths.prepare(path.parent, state=state or path.parents[2])
         fd = paths.open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     except OSError as exc:
         raise _unwritable(path, exc) from exc

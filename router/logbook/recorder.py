@@ -16,7 +16,8 @@ from typing import Any
 from router.base import paths
 from router.base.errors import KrouteError
 from router.core.harness import Plan
-from router.logbook import logfile, shadow
+from router.core.opening import Opened
+from router.logbook import logfile, opened, shadow
 from router.runtime.engine import Engine
 
 
@@ -74,7 +75,7 @@ class Recorder:
         def append() -> None:
             try:
                 record = shadow.record(
-                    at=at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+                    at=stamp(at),
                     engine_version=engine.version,
                     catalog_fingerprint=engine.catalog.fingerprint,
                     config_digest=engine.config.digest,
@@ -105,6 +106,94 @@ class Recorder:
             self.defer(append)
         else:
             append()
+
+    def write_reads(
+        self,
+        engine: Engine,
+        offers: opened.Offers,
+        seen: Opened,
+        session: str | None,
+        *,
+        source: str,
+        mode: str | None = None,
+    ) -> None:
+        """Append a line for each file `seen` that is a catalog document (`opened.document_of`),
+        joined to the first route of `session` that offered it (`offers`, which reads back
+        from this log a session it does not hold): once per session before any offer of it,
+        once after one. Raises OSError when a file's path cannot be resolved."""
+        for path in seen.paths:
+            found = opened.document_of(engine.index, engine.config.root, path, seen.cwd)
+            if found is None:
+                continue
+            offer = None
+            if session is not None:
+                offer = offers.find(session, found.entry.id, lambda: self.session_routes(session))
+                if not offers.first_read(session, found.entry.id, offer is not None):
+                    continue
+            self.write_opened(
+                engine, source=source, session=session, tool=seen.tool, found=found,
+                offer=offer, mode=mode,
+            )  # fmt: skip
+
+    def write_opened(
+        self,
+        engine: Engine,
+        *,
+        source: str,
+        session: str | None,
+        tool: str,
+        found: opened.Found,
+        offer: opened.Offer | None,
+        mode: str | None = None,
+    ) -> None:
+        """Append the line of a catalog document an agent opened (or hand it to `defer`),
+        in the reads beside the route log; as `write`, a failure is counted and reported on
+        stderr, never raised."""
+        mode = strictest(engine.config.shadow_mode, mode)
+        if mode == "off":
+            return
+        at = self.now()
+
+        def append() -> None:
+            try:
+                record = opened.record(
+                    at=stamp(at),
+                    engine_version=engine.version,
+                    catalog_fingerprint=engine.catalog.fingerprint,
+                    source=source,
+                    session=session,
+                    tool=tool,
+                    found=found,
+                    offer=offer,
+                )
+                path = opened.log_path(self.state, self.repo_id, at.date().isoformat())
+                if not logfile.append(path, record, state=self.state):
+                    self.losses.dropped += 1
+            except (KrouteError, OSError) as error:
+                self.losses.unwritten += 1
+                self.losses.last = str(error)
+                warn(f"shadow log not written: {error}")
+
+        if self.defer is not None:
+            self.defer(append)
+        else:
+            append()
+
+    def session_routes(self, session: str) -> list[shadow.Record]:
+        """Return the routes of a session logged on the last opened.PRIME_DAYS days, in
+        order (none when they cannot be read)."""
+        today = self.now().date()
+        days = [(today - datetime.timedelta(days=n)).isoformat() for n in range(opened.PRIME_DAYS)]
+        directory = shadow.log_dir(self.state, self.repo_id)
+        try:
+            return list(opened.session_routes(directory, session, days))
+        except (KrouteError, OSError):
+            return []
+
+
+def stamp(at: datetime.datetime) -> str:
+    """Return how the shadow log writes a time: ISO 8601 in UTC, to the millisecond."""
+    return at.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def warn(message: str) -> None:

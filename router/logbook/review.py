@@ -1,9 +1,9 @@
-"""Reviewing the shadow log (DESIGN 12): stats by engine version, diffs between versions,
-replay against the current engine, and the HTML report. Reads records; writes nothing."""
+"""Reviewing the shadow log (DESIGN 12): stats by engine version and by catalog version,
+diffs between versions, replay against the current engine. Reads records; writes nothing
+(the page is `router.logbook.page`'s, which pointers were followed `router.logbook.follow`'s)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from collections import Counter
@@ -13,34 +13,46 @@ from typing import Any
 import orjson
 
 from router.core.text import flat
-from router.logbook import report, shadow
+from router.logbook import shadow
 from router.logbook.report import diff_text as diff_text
 from router.logbook.report import replay_text as replay_text
 from router.logbook.report import stats_text as stats_text
-from router.logbook.shadow import PERCENTILES, RATE_DIGITS, SKIPPED, Record, ShadowError, tail
+from router.logbook.shadow import PERCENTILES, RATE_DIGITS, SKIPPED, Record, ShadowError
 
 # -- review --------------------------------------------------------------------------------
 
 
 def stats(records: Iterable[Record]) -> dict[str, Any]:
-    """Return `{versions, by_version: {version: group}, all: group}`, versions in natural
-    order. A group: records, routes (routed + silent), routed, silent, skipped, injected,
+    """Return `{versions, by_version: {version: group}, fingerprints, by_fingerprint:
+    {fingerprint: group}, all: group}`, engine versions in natural order, catalog
+    fingerprints in the order they were first logged (`catalog_order`). A group: records,
+    routes (routed + silent), routed, silent, skipped, injected,
     silence_rate (silent / routes), injected_rate (injected / routes), pointers_per_route
     (mean over routes, silent ones count 0), kinds and purposes offered (counts), skips (by
     reason), latency_us {p50, p90, p99, max} over routes, and meaning (`_meaning`: how the
     neighbours by meaning agree with the pointers). Rates and means are None when there is
     no route."""
     grouped: dict[str, list[Record]] = {}
+    by_catalog: dict[str, list[Record]] = {}
     everything: list[Record] = []
     for record in records:
         grouped.setdefault(str(record.get("engine_version")), []).append(record)
+        by_catalog.setdefault(str(record.get("catalog_fingerprint")), []).append(record)
         everything.append(record)
     versions = sorted(grouped, key=version_key)
     return {
         "versions": versions,
         "by_version": {v: _group(grouped[v]) for v in versions},
+        "fingerprints": list(by_catalog),
+        "by_fingerprint": {f: _group(by_catalog[f]) for f in by_catalog},
         "all": _group(everything),
     }
+
+
+def catalog_order(records: Iterable[Record]) -> list[str]:
+    """Return the catalog fingerprints of the records in the order they were first logged
+    (the log is in time order; a fingerprint says nothing of which catalog came first)."""
+    return list(dict.fromkeys(str(r.get("catalog_fingerprint")) for r in records))
 
 
 def _group(records: list[Record]) -> dict[str, Any]:
@@ -168,6 +180,56 @@ def diff(
     summary |= {k: sum(len(t[k]) for t in tasks) for k in ("moved", "appeared", "vanished")}
     summary |= {"only_from": len(old.keys() - new.keys()), "only_to": len(new.keys() - old.keys())}
     return {"from": from_version, "to": to_version, "by": by, "tasks": tasks, "summary": summary}
+
+
+def versions(records: Iterable[Record], by: str) -> list[dict[str, Any]]:
+    """Return the values of an axis (`AXES`) that logged a route, in the order of their last
+    route (the most recent last): `[{value, routes, first, last}]`, `first` and `last` the
+    times of their first and last route. Raises ShadowError for an unknown axis."""
+    if by not in AXES:
+        raise ShadowError(f"diff by {by!r} is unknown", f"Use one of {', '.join(AXES)}")
+    member = AXES[by][0]
+    seen: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if _skipped(record):
+            continue
+        value = str(record.get(member))
+        found = seen.pop(value, None) or {"value": value, "routes": 0, "first": record.get("at")}
+        found["routes"] += 1
+        found["last"] = record.get("at")
+        seen[value] = found  # now the most recently routed
+    return list(seen.values())
+
+
+def latest_pair(records: Iterable[Record], by: str | None = None) -> tuple[str, str, str]:
+    """Return `(axis, from, to)`: the last two values of an axis that logged routes, the one
+    routed last as `to`. Without `by`, the axis whose value changed last: the catalog after
+    a catalog edit, the engine after an upgrade (the engine when both changed at once).
+    Raises ShadowError when no axis has two values with routes."""
+    kept = [r for r in records if not _skipped(r)]
+    axes = [by] if by else list(AXES)
+    changed: dict[str, int] = {}
+    for axis in axes:
+        member = AXES[axis][0]
+        values = [str(r.get(member)) for r in kept]
+        last_change = max(
+            (i for i in range(1, len(values)) if values[i] != values[i - 1]), default=-1
+        )
+        changed[axis] = last_change
+    axis = max(axes, key=lambda a: (changed[a], a == "version"))
+    listed = versions(kept, axis)
+    if changed[axis] < 0 or len(listed) < 2:
+        known = "; ".join(
+            f"{AXES[a][2].lower()}: {', '.join(v['value'] for v in versions(kept, a)) or 'none'}"
+            for a in AXES
+        )
+        raise ShadowError(
+            "the log holds no two engine versions or catalog fingerprints to compare"
+            if by is None
+            else f"the log holds fewer than two {AXES[axis][2].lower()} with routes",
+            f"Route again after an upgrade or a catalog edit ({known})",
+        )
+    return axis, listed[-2]["value"], listed[-1]["value"]
 
 
 def documents(records: Iterable[Record], catalog: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -316,22 +378,3 @@ def _pointers(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """Return a record's pointers, ignoring anything in the list that is not an object."""
     found = record.get("pointers")
     return [p for p in found if isinstance(p, Mapping)] if isinstance(found, list) else []
-
-
-def report_html(records: Iterable[Record], title: str) -> str:
-    """Return one self-contained HTML page (inline CSS and SVG; no script, no link out)
-    with the stats table, consecutive-version comparisons, plots and the latest routes.
-    Deterministic for the same records."""
-    kept = list(records)
-    summary = stats(kept)
-    # only versions that routed something can be compared (a diff needs routes on both sides)
-    routed = [v for v in summary["versions"] if summary["by_version"][v]["routes"]]
-    comparisons = [diff(kept, a, b) for a, b in itertools.pairwise(routed)]
-    latency = [int(r.get("elapsed_us") or 0) for r in kept if not _skipped(r)]
-    return report.html(
-        title=title,
-        stats=summary,
-        comparisons=comparisons,
-        latency_us=latency,
-        latest=tail(kept, report.LATEST_ROWS),
-    )

@@ -195,9 +195,16 @@ class Reading:
     object, unknown schema, a member missing or of the wrong type); it is complete once an
     iteration has finished, and iterating again re-reads the files and fills it afresh."""
 
-    def __init__(self, files: tuple[Path, ...], since: str | None) -> None:
+    def __init__(
+        self,
+        files: tuple[Path, ...],
+        since: str | None,
+        lift: Callable[[object], Record] | None = None,
+    ) -> None:
         self.files = files
         self.since = since
+        # what turns a parsed line into a record, raising ShadowError for one it cannot
+        self.lift = lift or lifted
         self.skipped: list[Skipped] = []
 
     def __iter__(self) -> Iterator[Record]:
@@ -218,7 +225,7 @@ class Reading:
                     self.skipped.append(Skipped(path, number, "torn last line (no newline)"))
                     continue
                 try:
-                    record = complete(upgrade(orjson.loads(raw)))
+                    record = self.lift(orjson.loads(raw))
                 except (orjson.JSONDecodeError, ShadowError) as exc:
                     reason = exc.what if isinstance(exc, ShadowError) else "not a JSON object"
                     self.skipped.append(Skipped(path, number, reason))
@@ -228,10 +235,15 @@ class Reading:
                     yield record
 
 
-def read(source: Path | Iterable[Path], since: str | None = None) -> Reading:
+def read(
+    source: Path | Iterable[Path],
+    since: str | None = None,
+    lift: Callable[[object], Record] | None = None,
+) -> Reading:
     """Return a lazy Reading of the log: a directory means all its `*.jsonl` by name.
 
     `since` (an ISO date or datetime prefix) keeps records whose `at` sorts at or after it.
+    `lift` reads one parsed line (default `lifted`: a route line of any schema, upgraded).
     Raises ShadowError when a named file or directory does not exist (and, while iterating,
     when a file cannot be read)."""
     if not isinstance(source, Path):
@@ -243,7 +255,7 @@ def read(source: Path | Iterable[Path], since: str | None = None) -> Reading:
     for path in files:
         if not path.is_file():
             raise ShadowError(f"no shadow log at {path}", "Route a task first, or check the path")
-    return Reading(files, since)
+    return Reading(files, since, lift)
 
 
 # -- schemas -------------------------------------------------------------------------------
@@ -323,6 +335,12 @@ def complete(record: Record) -> Record:
     if not all(isinstance(p, dict) for p in record["pointers"]):
         raise ShadowError("`pointers` holds something other than objects")
     return record
+
+
+def lifted(line: object) -> Record:
+    """Return a parsed route line upgraded to SCHEMA and checked (`upgrade`, `complete`).
+    Raises ShadowError for a line readers skip."""
+    return complete(upgrade(line))
 
 
 def tail(records: Iterable[Record], n: int) -> list[Record]:

@@ -23,8 +23,9 @@ import orjson
 from router.base import paths, protocol
 from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
-from router.core import config, harness, whynot
+from router.core import config, harness, opening, whynot
 from router.filters import intent, relevance
+from router.logbook import opened
 from router.logbook import recorder as recorder_module
 from router.logbook.recorder import Recorder
 from router.runtime import request
@@ -91,6 +92,8 @@ class App:
         # What each session was already shown. Only a daemon's app lives long enough to
         # remember: the slow path's app answers one hook and is gone, so it repeats pointers.
         self.sessions = session.Sessions()
+        # What each session was offered first, to join the documents its agent opens to it.
+        self.offers = opened.Offers()
 
     def answer(self, method: str, endpoint: str, body: bytes, source: str = "socket") -> Answer:
         """Return the answer to one request. Never raises: every failure becomes an error
@@ -147,7 +150,9 @@ class App:
         In `shadow` mode (`?mode=shadow`, or the config's) the route is logged with what
         would have been injected and nothing is printed; in `off` mode the hook does
         nothing. A payload it cannot use prints nothing, and so does a route whose time ran
-        out (`expiry.current`: logged with silence `deadline`)."""
+        out (`expiry.current`: logged with silence `deadline`). A catalog document an event
+        says the agent read is logged (`_observe`); an event that only tells that
+        (`opening.EVENTS`) routes and prints nothing."""
         began = time.perf_counter()
         name, event = call.path[len(HOOK_PREFIX) :].split("/")
         asked = call.query.get("mode")
@@ -158,7 +163,12 @@ class App:
             return ""
         self.routes += 1
         try:
-            plan = harness.plan(name, event, harness.decode(body))
+            payload = harness.decode(body)
+            if opening.observes(name, event):
+                self._observe(name, event, payload, mode)
+                if opening.only_observes(name, event):
+                    return ""  # it routes nothing: no route line, nothing printed
+            plan = harness.plan(name, event, payload)
             document: dict[str, Any] | None = None
             skip = plan.skip
             if plan.reset and plan.session:
@@ -174,6 +184,7 @@ class App:
                     skip = "bad-request"
             shown = document
             if document is not None and plan.session:
+                self._offered(plan, document, f"{name}/{event}", mode)
                 # Shadow mode remembers too: it logs what live mode would have injected.
                 kept = session.unrepeated(self.sessions, plan.session, document, self.engine.index)
                 shown = kept.document
@@ -196,6 +207,39 @@ class App:
                 mode=mode,
             )
         return text if mode == "live" else ""
+
+    def _offered(
+        self, plan: harness.Plan, document: Mapping[str, Any], source: str, mode: str
+    ) -> None:
+        """Remember which documents a session's route offered, where each stood, and when
+        (now: the route's line is written with the same instant, give or take its route)."""
+        ids = [str(p["id"]) for p in document.get("pointers") or []]
+        if plan.session and ids:
+            engine, now = self.engine, recorder_module.stamp(recorder_module.utc_now())
+            offer = opened.Offer(
+                now, engine.version, engine.catalog.fingerprint, 0, mode, source, plan.prompt_id
+            )
+            self.offers.note(plan.session, offer, ids)
+
+    def _observe(self, name: str, event: str, payload: Mapping[str, Any] | None, mode: str) -> None:
+        """Log each catalog document the event says the agent opened, joined to the first
+        route of its session that offered it (`Recorder.write_reads`). Never raises: a read
+        that cannot be logged is reported on stderr."""
+        try:
+            seen = opening.opened(name, event, payload)
+            if seen is None or payload is None or self.recorder is None:
+                return
+            session_id = harness.member(payload, "session_id")
+            self.recorder.write_reads(
+                self.engine,
+                self.offers,
+                seen,
+                session_id if isinstance(session_id, str) and session_id else None,
+                source=f"{name}/{event}",
+                mode=mode,
+            )
+        except Exception as error:  # a hook never harms the agent
+            recorder_module.warn(f"hook {name}/{event}: read not logged: {error!r}")
 
     def explain(self, body: bytes, _call: Call) -> dict[str, Any]:
         return self.engine.explain(request.explain(request.decode(body)))
@@ -252,7 +296,8 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
     "/v1/shutdown": {"POST": App.shutdown},
     **{
         f"{HOOK_PREFIX}{name}/{event}": {"POST": App.hook}
-        for name, events in harness.EVENTS.items()
+        for table in (harness.EVENTS, opening.EVENTS)
+        for name, events in table.items()
         for event in events
     },
 }
@@ -260,7 +305,7 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
 
 def _unknown(path: str) -> str:
     if path.startswith(HOOK_PREFIX):
-        known = ", ".join(f"{h}/{e}" for h, events in harness.EVENTS.items() for e in events)
+        known = ", ".join(p[len(HOOK_PREFIX) :] for p in ENDPOINTS if p.startswith(HOOK_PREFIX))
         return f"no hook {path}; known: {known}"
     return f"no endpoint {path}; see GET /v1/status"
 
