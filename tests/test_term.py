@@ -116,6 +116,15 @@ def test_the_parts_of_a_texts_code_identifiers() -> None:
     assert term.parts("plain words, snake_case and UPPER stay whole") == ""
 
 
+# letters of both cases, digits, `_`, separators, and letters and digits beyond ASCII
+IDENTIFIER_TEXT = st.text(alphabet="aAbBzZ09_ -./`()\u00e9\u00c9\u0663\u00b2\u2019\n", max_size=60)
+
+
+@given(IDENTIFIER_TEXT)
+def test_identifiers_are_the_words_the_identifier_pattern_finds(raw: str) -> None:
+    assert term.identifiers(raw) == term._IDENTIFIER.findall(raw)
+
+
 def test_an_acronyms_plural_is_one_word_not_an_identifier() -> None:
     # "URLs" is not `UR` + `Ls`: those would reach any entry naming a `urLs`-like identifier
     assert term.parts("fetch the URLs of the APIs listed in (ADRs), then useEffect") == (

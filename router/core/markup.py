@@ -41,6 +41,11 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HARD_BREAK = re.compile(r"\\(?=\s|$)")
 _TICKS = re.compile(r"`+")
 _HOLE = re.compile(r"\ue000(\d{1,9})\ue001")
+_FENCE_CHARS = frozenset("`~")
+# What a stripped line opens with when `unblock` may drop something: a quote, a reference
+# definition or task box, a table row, a thematic break, a list item, an admonition (a
+# numbered item opens with a digit).
+_MARKER_STARTS = frozenset(">[|-:*_+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,25 +65,34 @@ def scan(body: str) -> list[Line]:
     code fences, HTML comments (which may span lines) are dropped."""
     body = body.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     lines: list[Line] = []
+    append = lines.append
     fence, in_comment = "", False
     for raw in body.split("\n"):
         if fence:
             closing = raw.strip()
             closes = closing.startswith(fence) and not closing.strip(fence[0])
             fence = "" if closes else fence
-            lines.append(Line(FENCE, "") if closes else Line(CODE, raw))
+            append(Line(FENCE, "") if closes else Line(CODE, raw))
             continue
-        line, in_comment = _uncomment(raw, in_comment)
-        opening, heading = _FENCE_OPEN.match(line), _ATX.match(line)
-        if not line.strip():
-            lines.append(BLANK_LINE)
-        elif opening and not (opening[1][0] == "`" and "`" in opening[2]):
-            fence = opening[1]
-            lines.append(Line(FENCE, opening[2].strip()))
-        elif heading:
-            lines.append(Line(HEADING, strip_closing(line[heading.end() :]), len(heading[1])))
-        else:
-            lines.append(Line(TEXT, line))
+        line = raw
+        if in_comment or "<!--" in raw:
+            line, in_comment = _uncomment(raw, in_comment)
+        # A fence opens, and a heading starts, with the first character after the indent
+        # the patterns allow: most lines are neither, and are not matched against them.
+        first = line.lstrip(" \t")[:1]
+        if not first or not line.strip():
+            append(BLANK_LINE)
+            continue
+        if first in _FENCE_CHARS:
+            opening = _FENCE_OPEN.match(line)
+            if opening and not (opening[1][0] == "`" and "`" in opening[2]):
+                fence = opening[1]
+                append(Line(FENCE, opening[2].strip()))
+                continue
+        elif first == "#" and (heading := _ATX.match(line)):
+            append(Line(HEADING, strip_closing(line[heading.end() :]), len(heading[1])))
+            continue
+        append(Line(TEXT, line))
     return lines
 
 
@@ -133,6 +147,9 @@ def unblock(line: str) -> str:
     """Return a line without its block markers (quote, list item, task box, admonition); ""
     for a reference definition, a table delimiter row or a thematic break."""
     text = line.strip()
+    first = text[:1]
+    if first not in _MARKER_STARTS and not first.isdecimal():
+        return text  # most lines: no marker can start here
     text = text[match.end() :] if (match := _QUOTE.match(text)) else text
     if REF_DEF.match(text) or ("|" in text and "-" in text and set(text) <= set("|-: \t")):
         return ""

@@ -102,7 +102,9 @@ class Batch:
         self.frequencies = array("d")
         self.slots = array("i")
         self.counts = array("q")
-        self.tokens: list[str] = []
+        # token -> entries holding it, counted as each entry comes (in C): an entry's own
+        # token strings are let go at once instead of held until the batch is posted
+        self.tokens: Counter[str] = Counter()
 
     def hold(self, slot: int, pseudo: dict[str, float], exact: set[str]) -> None:
         """Keep one entry's stems (with their pseudo-frequencies) and exact tokens."""
@@ -110,7 +112,7 @@ class Batch:
         self.frequencies.extend(pseudo.values())
         self.slots.append(slot)
         self.counts.append(len(pseudo))
-        self.tokens.extend(exact)
+        self.tokens.update(exact)
         if len(self.stems) >= BATCH_POSTINGS:
             self.post()
 
@@ -122,7 +124,7 @@ class Batch:
         if not self.slots:
             return
         df = self.df
-        for token, n in Counter(self.tokens).items():
+        for token, n in self.tokens.items():
             df[token] = df.get(token, 0) + n
         # number the stems in C (a dict keeps them in first-seen order), sort by number:
         # the k-th run of equal numbers is then the k-th stem's
@@ -152,7 +154,7 @@ class Batch:
                 own_slots, own_impacts = posting.own()
                 own_slots.frombytes(held.tobytes())
                 own_impacts.frombytes(weights.tobytes())
-        self.stems, self.tokens = [], []
+        self.stems, self.tokens = [], Counter()
         self.frequencies, self.slots, self.counts = array("d"), array("i"), array("q")
 
 
