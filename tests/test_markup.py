@@ -108,3 +108,74 @@ def test_nothing_raises(body: str) -> None:
     lines = markup.scan(body)
     assert isinstance(markup.flatten(lines), str)
     assert all(isinstance(markup.strip(markup.unblock(line.text)), str) for line in lines)
+
+
+# The plainer spellings of the patterns `strip` searches with (see markup's note on them).
+PLAIN_PATTERNS = {
+    "_SHORTCUT": (re.compile(rf"(?<![\w\]])\[({markup._T})\](?![(\[:])"), r"\1"),
+    "_STARS": (re.compile(r"(?<!\s)(?:\*+|~~)|(?:\*+|~~)(?!\s)"), ""),
+    "_UNDERSCORES": (re.compile(r"(?<![^\W_])_+|_+(?![^\W_])"), ""),
+    "_TICKS": (re.compile(r"`+"), "|"),
+}
+MARKUP_TEXT = st.text(alphabet="a_*~`[]()!: \t\n\u00e9\u2003", max_size=40)
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_PATTERNS))
+@given(raw=MARKUP_TEXT)
+def test_each_fast_pattern_finds_what_its_plainer_spelling_finds(name: str, raw: str) -> None:
+    plain, replacement = PLAIN_PATTERNS[name]
+    assert getattr(markup, name).sub(replacement, raw) == plain.sub(replacement, raw)
+
+
+def unblock_everywhere(line: str) -> str:
+    """`markup.unblock` without its first-character shortcut: every marker tried."""
+    text = line.strip()
+    text = text[match.end() :] if (match := markup._QUOTE.match(text)) else text
+    if markup.REF_DEF.match(text) or ("|" in text and "-" in text and set(text) <= set("|-: \t")):
+        return ""
+    if len(text) >= 3 and text[0] in "-*_" and len(set(text.replace(" ", ""))) == 1:
+        return ""
+    text = text[match.end() :] if (match := markup.ITEM.match(text)) else text
+    text = text[match.end() :] if (match := markup._TASK.match(text)) else text
+    return (text.lstrip(":").partition(" ")[2] if text.startswith(":::") else text).strip()
+
+
+LINE_TEXT = st.text(alphabet="a1\u0663 \t>-*+_|:[]xX.)!#`~\u00a0", max_size=24)
+
+
+@given(LINE_TEXT)
+def test_unblock_gives_what_trying_every_marker_gives(line: str) -> None:
+    assert markup.unblock(line) == unblock_everywhere(line)
+
+
+def scan_matching_everything(body: str) -> list[markup.Line]:
+    """`markup.scan` matching every line against the fence and heading patterns."""
+    body = body.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    lines: list[markup.Line] = []
+    fence, in_comment = "", False
+    for raw in body.split("\n"):
+        if fence:
+            closing = raw.strip()
+            closes = closing.startswith(fence) and not closing.strip(fence[0])
+            fence = "" if closes else fence
+            lines.append(markup.Line(FENCE, "") if closes else markup.Line(CODE, raw))
+            continue
+        line, in_comment = markup._uncomment(raw, in_comment)
+        opening, heading = markup._FENCE_OPEN.match(line), markup._ATX.match(line)
+        if not line.strip():
+            lines.append(markup.BLANK_LINE)
+        elif opening and not (opening[1][0] == "`" and "`" in opening[2]):
+            fence = opening[1]
+            lines.append(markup.Line(FENCE, opening[2].strip()))
+        elif heading:
+            lines.append(
+                markup.Line(HEADING, markup.strip_closing(line[heading.end() :]), len(heading[1]))
+            )
+        else:
+            lines.append(markup.Line(TEXT, line))
+    return lines
+
+
+@given(st.text(alphabet="a #`~<!->\t\n\r\u00a0", max_size=60))
+def test_scan_gives_what_matching_every_line_gives(body: str) -> None:
+    assert markup.scan(body) == scan_matching_everything(body)

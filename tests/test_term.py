@@ -3,6 +3,7 @@ inflections."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -315,3 +316,17 @@ def test_every_form_of_a_text_holds_its_probe(raw: str) -> None:
 @given(st.sampled_from("XDWlo"), st.text(alphabet="bcdfghkm", min_size=2, max_size=8))
 def test_a_flag_glued_or_apart_shares_its_form(letter: str, value: str) -> None:
     assert set(term.forms(f"-{letter}{value}")) & set(term.forms(f"-{letter} {value}"))
+
+
+@pytest.mark.parametrize(
+    ("fast", "plain"),
+    [
+        (term._SYMBOLS, re.compile(r"[-+*%=!?:.<>&|^~]{2,}")),
+        (term._QUANTITY, re.compile(r"(\d+)([a-z]{1,5})\b")),
+    ],
+)
+@given(raw=st.text(alphabet="a1\u0663-+*%=!?:.<>&|^~ _z", max_size=40))
+def test_the_scans_find_what_their_plainer_spellings_find(
+    fast: re.Pattern[str], plain: re.Pattern[str], raw: str
+) -> None:
+    assert fast.findall(raw) == plain.findall(raw)

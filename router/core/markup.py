@@ -32,15 +32,20 @@ _HREF = rf"\(\s*<?([^()\s<>]{{0,{SPAN_MAX}}})>?(?:\s{_P})?\)"  # `(href "title")
 # Inline, full, collapsed, shortcut: [1] the text, [2] an inline target, [3] a reference.
 LINK = re.compile(rf"\[({_T})\](?:{_HREF}|\[({_T})\])?")
 LINK_TEXT = re.compile(rf"\[({_T})\](?:\({_P}\)|\[{_T}\])")
-_SHORTCUT = re.compile(rf"(?<![\w\]])\[({_T})\](?![(\[:])")
+_SHORTCUT = re.compile(rf"\[(?<![\w\]]\[)({_T})\](?![(\[:])")
 _AUTOLINK = re.compile(rf"<((?:https?|mailto|ftp):[^<>\s]{{1,{SPAN_MAX}}})>")
 _TAG = re.compile(rf"</?[A-Za-z][A-Za-z0-9-]*(?:[\s/][^<>\n]{{0,{SPAN_MAX}}})?>")
-_STARS = re.compile(r"(?<!\s)(?:\*+|~~)|(?:\*+|~~)(?!\s)")
-_UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")  # not inside snake_case
+_STARS = re.compile(r"\*(?<!\s\*)\**|~(?<!\s~)~|\*\**(?!\s)|~~(?!\s)")
+_UNDERSCORES = re.compile(r"_(?<![^\W_]_)_*|__*(?![^\W_])")  # not inside snake_case
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HARD_BREAK = re.compile(r"\\(?=\s|$)")
-_TICKS = re.compile(r"`+")
+_TICKS = re.compile(r"``*")
 _HOLE = re.compile(r"\ue000(\d{1,9})\ue001")
+# Every pattern above that `strip` searches a text for opens with the character its matches
+# open with, what it looks back at looked at after it (`\[(?<![\w\]]\[)`, not
+# `(?<![\w\]])\[`), and no repeat (`\*\**`, not `\*+`): such a pattern is searched for at C
+# speed, one opening with a look-behind or a repeat is tried at every position of the text
+# (tests/test_markup.py holds each equal to its plainer spelling).
 _FENCE_CHARS = frozenset("`~")
 # What a stripped line opens with when `unblock` may drop something: a quote, a reference
 # definition or task box, a table row, a thematic break, a list item, an admonition (a

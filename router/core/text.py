@@ -17,7 +17,7 @@ MIN_TOKEN_CHARS = 2
 
 # Every run of characters that are not letters or digits: `_`, `/`, `-`, punctuation and
 # whitespace alike. One pass: loading a catalog normalizes every body.
-_SEPARATORS = re.compile(r"[\W_]+")
+_SEPARATORS = re.compile(r"[\W_][\W_]*")  # not `[\W_]+`: see markup._STARS
 
 
 # ASCII text, most of a catalog, is normalized by a translation table and a split: the same
