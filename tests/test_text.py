@@ -333,3 +333,9 @@ def test_normalize_is_the_separator_rule_on_any_text(raw: str) -> None:
 @given(st.text(max_size=40))
 def test_separators_are_found_as_the_plainer_pattern_finds_them(raw: str) -> None:
     assert router.core.text._SEPARATORS.sub(" ", raw) == re.sub(r"[\W_]+", " ", raw)
+
+
+@given(st.text(max_size=60))
+def test_normalize_is_the_separators_substitution(raw: str) -> None:
+    lower = raw.lower()
+    assert normalize(raw) == router.core.text._SEPARATORS.sub(" ", lower).strip()

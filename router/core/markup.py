@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SPAN_MAX = 1000  # the longest link text, target or tag read as one
 
@@ -53,9 +53,12 @@ _FENCE_CHARS = frozenset("`~")
 _MARKER_STARTS = frozenset(">[|-:*_+")
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One line of a body, as `scan` classifies it."""
+class Line(NamedTuple):
+    """One line of a body, as `scan` classifies it.
+
+    A named tuple, not a frozen dataclass: a cold load makes one per line of every body,
+    and a tuple is built in C, where a frozen dataclass sets each field through a call
+    (a third of `scan`'s time)."""
 
     kind: int  # BLANK, TEXT, HEADING, FENCE (its info string as text) or CODE
     text: str  # comments removed; a heading's text without its `#`s
