@@ -6,6 +6,7 @@ here, the parts it is made of.
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -179,3 +180,54 @@ def scan_matching_everything(body: str) -> list[markup.Line]:
 @given(st.text(alphabet="a #`~<!->\t\n\r\u00a0", max_size=60))
 def test_scan_gives_what_matching_every_line_gives(body: str) -> None:
     assert markup.scan(body) == scan_matching_everything(body)
+
+
+def flatten_line_by_line(lines: list[markup.Line]) -> str:
+    """`markup.flatten` as first written: every line weighed for both runs."""
+    out: list[str] = []
+    text_run: list[str] = []
+    code_run: list[str] = []
+    for line in [*lines, markup.BLANK_LINE]:
+        text = markup.unblock(line.text) if line.kind == TEXT else ""
+        code = line.text if line.kind == CODE and line.text.strip() else ""
+        if text_run and not text:
+            out.append(markup.strip(" ".join(text_run)))
+            text_run = []
+        if code_run and not code:
+            out.append(" ".join(" ".join(code_run).split()))
+            code_run = []
+        if text or code:
+            (text_run if text else code_run).append(text or code)
+        elif line.kind == HEADING:
+            out.append(markup.strip(line.text))
+    return "\n".join(part for part in out if part)
+
+
+@given(st.text(alphabet="a *_`~[]()<>&|#-\n\\\u00a0", max_size=80))
+def test_flatten_gives_what_weighing_every_line_gives(body: str) -> None:
+    lines = markup.scan(body)
+    assert markup.flatten(lines) == flatten_line_by_line(lines)
+
+
+def strip_every_step(text: str) -> str:
+    """`markup.strip` without its shortcut for plain text: every step taken."""
+    codes: list[str] = []
+    text = text.replace("\ue000", "").replace("\ue001", "")
+    text = markup._hide_code(text, codes) if "`" in text else text
+    text = markup._ESCAPE.sub(lambda m: markup._hole(codes, m[1]), text) if "\\" in text else text
+    text = markup._ALERT.sub("", markup.IMAGE.sub(r"\1", text)) if "[" in text else text
+    text = markup._HARD_BREAK.sub("", text) if "\\" in text else text
+    if "[" in text:
+        text = markup._SHORTCUT.sub(r"\1", markup.LINK_TEXT.sub(r"\1", text))
+    text = markup._TAG.sub(" ", markup._AUTOLINK.sub(r"\1", text)) if "<" in text else text
+    text = markup._STARS.sub("", text) if "*" in text or "~" in text else text
+    text = markup._UNDERSCORES.sub("", text) if "_" in text else text
+    text = html.unescape(text.replace("|", " "))
+    if codes:
+        text = markup._HOLE.sub(lambda m: codes[int(m[1])] if int(m[1]) < len(codes) else "", text)
+    return " ".join(text.split())
+
+
+@given(st.text(alphabet="a b*_`~[]()<>&;|!\\\ue000\ue001\n\t\u2003", max_size=40))
+def test_strip_gives_what_taking_every_step_gives(raw: str) -> None:
+    assert markup.strip(raw) == strip_every_step(raw)

@@ -47,6 +47,8 @@ _HOLE = re.compile(r"\ue000(\d{1,9})\ue001")
 # speed, one opening with a look-behind or a repeat is tried at every position of the text
 # (tests/test_markup.py holds each equal to its plainer spelling).
 _FENCE_CHARS = frozenset("`~")
+# A character some step of `strip` acts on: a text without any is plain.
+_INLINE = re.compile(r"[\ue000\ue001`\\\[<*~_&|]")
 # What a stripped line opens with when `unblock` may drop something: a quote, a reference
 # definition or task box, a table row, a thematic break, a list item, an admonition (a
 # numbered item opens with a digit).
@@ -133,21 +135,34 @@ def strip_closing(text: str) -> str:
 def flatten(lines: Sequence[Line]) -> str:
     """Return the plain text of some lines, one paragraph (heading, code block) a line."""
     out: list[str] = []
-    text_run: list[str] = []
+    text_run: list[str] = []  # at most one of the two runs holds lines at a time
     code_run: list[str] = []
-    for line in [*lines, BLANK_LINE]:
-        text = unblock(line.text) if line.kind == TEXT else ""
-        code = line.text if line.kind == CODE and line.text.strip() else ""
-        if text_run and not text:
+    for kind, raw, _ in lines:
+        if kind == TEXT:
+            if text := unblock(raw):
+                if code_run:
+                    out.append(" ".join(" ".join(code_run).split()))
+                    code_run = []
+                text_run.append(text)
+                continue
+        elif kind == CODE and raw.strip():
+            if text_run:
+                out.append(strip(" ".join(text_run)))
+                text_run = []
+            code_run.append(raw)
+            continue
+        if text_run:
             out.append(strip(" ".join(text_run)))
             text_run = []
-        if code_run and not code:
+        if code_run:
             out.append(" ".join(" ".join(code_run).split()))
             code_run = []
-        if text or code:
-            (text_run if text else code_run).append(text or code)
-        elif line.kind == HEADING:
-            out.append(strip(line.text))
+        if kind == HEADING:
+            out.append(strip(raw))
+    if text_run:
+        out.append(strip(" ".join(text_run)))
+    if code_run:
+        out.append(" ".join(" ".join(code_run).split()))
     return "\n".join(part for part in out if part)
 
 
@@ -171,6 +186,8 @@ def unblock(line: str) -> str:
 def strip(text: str) -> str:
     """Return inline Markdown as plain text, whitespace collapsed, code spans kept as written
     (a pattern runs only on text holding a character all its matches hold)."""
+    if not _INLINE.search(text):  # plain text: only its whitespace to collapse
+        return " ".join(text.split())
     codes: list[str] = []
     text = text.replace("\ue000", "").replace("\ue001", "")
     text = _hide_code(text, codes) if "`" in text else text
