@@ -135,25 +135,26 @@ class Batch:
         impacts = numpy.frombuffer(steps(self.frequencies), dtype=numpy.uint8)
         order = numpy.argsort(codes, kind="stable")
         bounds = numpy.flatnonzero(numpy.diff(codes[order])) + 1
+        starts = [0, *bounds.tolist()]
+        ends = [*starts[1:], len(order)]
+        # each stem's run is read out of the sorted bytes (a slice of a memoryview copies
+        # nothing) rather than made an array object of its own first
+        held_slots = memoryview(slots[order].tobytes())
+        held_impacts = memoryview(impacts[order].tobytes())
         postings = self.postings
-        runs = zip(
-            numpy.split(slots[order], bounds), numpy.split(impacts[order], bounds), strict=True
-        )
-        for stem, (held, weights) in zip(named, runs, strict=True):
+        for stem, start, end in zip(named, starts, ends, strict=True):
             posting = postings.get(stem)
             if posting is not None and self.fresh is not None and stem not in self.fresh:
-                shared = numpy.frombuffer(posting.impacts, numpy.uint8)
-                held = numpy.concatenate((numpy.frombuffer(posting.slots, numpy.int32), held))
-                weights = numpy.concatenate((shared, weights))
-                posting = None
+                own_slots, own_impacts = array("i", posting.slots), array("B", posting.impacts)
+                posting = postings[stem] = Posting(own_slots, own_impacts)
+                self.fresh.add(stem)
             if posting is None:
-                postings[stem] = Posting(array("i", held.tobytes()), array("B", weights.tobytes()))
+                posting = postings[stem] = Posting()
                 if self.fresh is not None:
                     self.fresh.add(stem)
-            else:
-                own_slots, own_impacts = posting.own()
-                own_slots.frombytes(held.tobytes())
-                own_impacts.frombytes(weights.tobytes())
+            own_slots, own_impacts = posting.own()
+            own_slots.frombytes(held_slots[4 * start : 4 * end])
+            own_impacts.frombytes(held_impacts[start:end])
         self.stems, self.tokens = [], Counter()
         self.frequencies, self.slots, self.counts = array("d"), array("i"), array("q")
 

@@ -302,16 +302,21 @@ _WORD_REST = re.compile(r"\w*")
 def identifiers(raw: str) -> list[str]:
     """Return the words of `raw` holding a case change (`useEffect`, `HTTPServer`), in
     order: `_IDENTIFIER.findall(raw)`, found from each case change's capital outwards to the
-    ends of its word (a run of `\\w`: letters, digits and `_`)."""
+    ends of its word (a run of `\\w`: letters, digits and `_`); back to its start by the
+    same pattern run over the text reversed."""
     found: list[str] = []
     at = 0
     search, rest = _CASE_CHANGE.search, _WORD_REST.match
+    backwards = ""
+    last = len(raw) - 1
     while (match := search(raw, at)) is not None:
-        start = end = match.start()
-        while start and (raw[start - 1].isalnum() or raw[start - 1] == "_"):
-            start -= 1
-        word = rest(raw, end)  # `\w*` always matches
-        end = word.end() if word is not None else end
+        capital = match.start()
+        if not backwards:
+            backwards = raw[::-1]
+        before = rest(backwards, last - capital)  # `\w*` always matches
+        after = rest(raw, capital)
+        start = capital + 1 - (before.end() - (last - capital)) if before else capital
+        end = after.end() if after else capital
         found.append(raw[start:end])
         at = end
     return found
@@ -362,7 +367,9 @@ OPERATORS = frozenset(
 # `SA1019`, `arm64`) are one name.
 # (Opening with the digits, the pattern is searched for fast; the letter or digit a match may
 # follow is looked at after.)
-_QUANTITY = re.compile(r"(\d\d*)([a-z]{1,5})\b")  # `\d\d*`, not `\d+`: as _SYMBOLS
+# Not after a letter, digit or `_` (`v1beta`, `E0123`: a name), which is looked back at
+# after the first digit: the pattern opens with a character class (see _SYMBOLS).
+_QUANTITY = re.compile(r"(\d(?<!\w\d)\d*)([a-z]{1,5})\b")
 # A word written as code on its own (`` `any` ``); in a longer span (`` `it was there` ``) a
 # function word is as often English as a keyword.
 _CODE_WORD = re.compile(r"`([A-Za-z]{2,})`")
@@ -409,11 +416,8 @@ def _forms(raw: str, shapes: bytes) -> list[str]:
         found.extend(_TRY.findall(raw))
     found.extend(run for run in _SYMBOLS.findall(raw) if run in OPERATORS)
     if b"0a" in shapes:
-        for match in _QUANTITY.finditer(raw):
-            start = match.start()
-            if start and (raw[start - 1].isalnum() or raw[start - 1] == "_"):
-                continue  # `v1beta`, `E0123`: a name
-            found.extend(part for part in match.groups() if _is_word(part))
+        for quantity in _QUANTITY.findall(raw):
+            found.extend(part for part in quantity if _is_word(part))
     if "`" in raw:
         found.extend(
             coded(w) for w in map(str.lower, _CODE_WORD.findall(raw)) if w in FUNCTION_WORDS
@@ -472,7 +476,7 @@ def read(normal: str) -> tuple[dict[str, int], set[str]]:
     if len(words) < FEW_WORDS:  # a field: a loop costs less than the sets below
         stems: dict[str, int] = {}
         tokens: set[str] = set()
-        for word, n in Counter(words).items():
+        for word in words:
             found = known.get(word)
             if found is None:
                 found = _classify(word)
@@ -480,7 +484,7 @@ def read(normal: str) -> tuple[dict[str, int], set[str]]:
                 continue
             tokens.add(word)
             if found:
-                stems[found] = stems.get(found, 0) + n
+                stems[found] = stems.get(found, 0) + 1
         return stems, tokens
     # A body: each word is looked up and counted in C calls; only words never met before
     # are classified one by one.
