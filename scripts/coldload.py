@@ -169,6 +169,7 @@ def bench(workdir: Path, catalogs: list[tuple[str, Path]], rounds: int, python: 
             print(f"cold load: {label}, daemon RSS", file=sys.stderr, flush=True)
             row.update(daemon_rss(root, tasks_of(corpus)))
         rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)  # kept should a later one fail
     return table(rows, rounds)
 
 
