@@ -42,6 +42,7 @@ it says so and carries on without them.
         [--hooks] [--anchors] [--json] [--churn]
     python scripts/bench.py --first-prompt [--first-prompt-runs 3] [--turn 5] [--sizes 1000,5000]
     python scripts/bench.py --onboarding [--against OTHER_CHECKOUT] [--onboarding-runs 5]
+    python scripts/bench.py --cold [--anchors] [--cold-rounds 2] [--real 5000] [--sizes ...]
 """
 
 from __future__ import annotations
@@ -1776,6 +1777,25 @@ def onboarding(args: argparse.Namespace) -> None:
     print(first_minutes.bench(workdir, args.against, args.onboarding_runs))
 
 
+def cold(args: argparse.Namespace, workdir: Path) -> None:
+    """Print the cold loads' table (`scripts/coldload.py`): the synthetic catalogs of
+    --sizes and --real replicated real documents, beside tantivy's build with --anchors."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import coldload
+    import firstprompt
+
+    catalogs = [(f"bench {size:,}", catalog(workdir, size, True, args.fresh)[0])
+                for size in int_list(args.sizes)]  # fmt: skip
+    shared = Path(os.environ.get("KROUTE_SHARED", REPOSITORY.parent / "shared"))
+    if args.real and firstprompt.corpus_files(shared / "corpora"):
+        repo = firstprompt.template(workdir, shared / "corpora", args.real)
+        catalogs.insert(0, (f"real {args.real:,} (corpora replicated)", repo))
+    python, said = anchors_python(workdir) if args.anchors else (None, "")
+    if said:
+        print(said, file=sys.stderr, flush=True)
+    print(coldload.bench(workdir, catalogs, args.cold_rounds, python))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=DEFAULT_SIZES)
@@ -1852,7 +1872,28 @@ def main() -> None:
         "--against", type=Path, help="With --onboarding: another checkout's MCP server, in turn."
     )
     parser.add_argument("--onboarding-runs", type=int, default=5, help="initialize runs each.")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="Only time cold loads (CPU seconds) of the --sizes catalogs and of --real "
+        "replicated real documents, beside tantivy's build with --anchors, and the RSS of a "
+        "cold-loaded daemon beside one restored from its snapshot (scripts/coldload.py).",
+    )
+    parser.add_argument("--cold-rounds", type=int, default=2, help="Rounds per catalog.")
+    parser.add_argument(
+        "--real",
+        type=int,
+        default=5000,
+        help="With --cold: real documents (the shared corpora replicated; 0 for none).",
+    )
     args = parser.parse_args()
+    if args.cold:
+        workdir = (args.keep or args.workdir).resolve()
+        workdir.mkdir(parents=True, exist_ok=True)
+        os.environ.setdefault("KROUTE_HOME", str(workdir / "home"))
+        os.environ["XDG_RUNTIME_DIR"] = str(workdir / "run")
+        cold(args, workdir)
+        return
     if args.first_prompt:
         first_prompt(args)
         return

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from router.core import pattern
 from router.core.pattern import clean, covers, is_language_wide, is_universal
@@ -151,3 +155,16 @@ def test_language_wide_patterns_keep_every_file_of_an_extension(pat: str) -> Non
 )
 def test_rooted_or_narrower_patterns_are_not_language_wide(pat: str) -> None:
     assert not is_language_wide(pat)
+
+
+GLOB_PART = st.sampled_from(["a", "b", "ab", "*", "**", "?", "{a,b}", "[ab]", "a*", "*.md"])
+PATH_PART = st.sampled_from(["a", "b", "ab", "a.md", "b.md", "x"])
+
+
+@given(st.lists(GLOB_PART, min_size=1, max_size=4), st.lists(PATH_PART, min_size=1, max_size=4))
+def test_the_head_turns_away_only_paths_the_pattern_does_not_cover(
+    glob: list[str], path: list[str]
+) -> None:
+    matcher = pattern.compile("/".join(glob))
+    unheaded = dataclasses.replace(matcher, head="")
+    assert matcher.covers("/".join(path)) == unheaded.covers("/".join(path))

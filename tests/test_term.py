@@ -3,6 +3,7 @@ inflections."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -114,6 +115,15 @@ def test_the_parts_of_a_texts_code_identifiers() -> None:
         "use effect http server create async thunk"
     )
     assert term.parts("plain words, snake_case and UPPER stay whole") == ""
+
+
+# letters of both cases, digits, `_`, separators, and letters and digits beyond ASCII
+IDENTIFIER_TEXT = st.text(alphabet="aAbBzZ09_ -./`()\u00e9\u00c9\u0663\u00b2\u2019\n", max_size=60)
+
+
+@given(IDENTIFIER_TEXT)
+def test_identifiers_are_the_words_the_identifier_pattern_finds(raw: str) -> None:
+    assert term.identifiers(raw) == term._IDENTIFIER.findall(raw)
 
 
 def test_an_acronyms_plural_is_one_word_not_an_identifier() -> None:
@@ -306,3 +316,32 @@ def test_every_form_of_a_text_holds_its_probe(raw: str) -> None:
 @given(st.sampled_from("XDWlo"), st.text(alphabet="bcdfghkm", min_size=2, max_size=8))
 def test_a_flag_glued_or_apart_shares_its_form(letter: str, value: str) -> None:
     assert set(term.forms(f"-{letter}{value}")) & set(term.forms(f"-{letter} {value}"))
+
+
+@pytest.mark.parametrize(
+    ("fast", "plain"),
+    [
+        (term._SYMBOLS, re.compile(r"[-+*%=!?:.<>&|^~]{2,}")),
+    ],
+)
+@given(raw=st.text(alphabet="a1\u0663-+*%=!?:.<>&|^~ _z", max_size=40))
+def test_the_scans_find_what_their_plainer_spellings_find(
+    fast: re.Pattern[str], plain: re.Pattern[str], raw: str
+) -> None:
+    assert fast.findall(raw) == plain.findall(raw)
+
+
+def quantities_skipping_names(raw: str) -> list[tuple[str, str]]:
+    """The quantities of `raw` as found first: every `(\\d+)([a-z]{1,5})\\b`, those after a
+    letter, digit or `_` (a name's) skipped."""
+    found = []
+    for match in re.finditer(r"(\d+)([a-z]{1,5})\b", raw):
+        start = match.start()
+        if not (start and (raw[start - 1].isalnum() or raw[start - 1] == "_")):
+            found.append(match.groups())
+    return found
+
+
+@given(st.text(alphabet="a1\u0663 _zv-\u00e9", max_size=40))
+def test_quantities_are_found_as_first_written(raw: str) -> None:
+    assert term._QUANTITY.findall(raw) == quantities_skipping_names(raw)

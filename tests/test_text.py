@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import router.core.text
 from router.core.text import (
     EM_DASH,
     MIN_TOKEN_CHARS,
@@ -327,3 +328,14 @@ def test_a_word_that_may_not_be_a_path_has_no_path_reading(word: str) -> None:
 def test_normalize_is_the_separator_rule_on_any_text(raw: str) -> None:
     # ASCII takes a faster path than the regular expression; both must read alike
     assert normalize(raw) == re.sub(r"[\W_]+", " ", raw.lower()).strip()
+
+
+@given(st.text(max_size=40))
+def test_separators_are_found_as_the_plainer_pattern_finds_them(raw: str) -> None:
+    assert router.core.text._SEPARATORS.sub(" ", raw) == re.sub(r"[\W_]+", " ", raw)
+
+
+@given(st.text(max_size=60))
+def test_normalize_is_the_separators_substitution(raw: str) -> None:
+    lower = raw.lower()
+    assert normalize(raw) == router.core.text._SEPARATORS.sub(" ", lower).strip()

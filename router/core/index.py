@@ -348,7 +348,10 @@ class Index:
         fields = fields_of(item)
         slot = self._next
         self._next += 1
-        self._slots[slot] = Indexed(item, fields)
+        # The fields are not kept: a route derives those of its few candidates (`Indexed`),
+        # as an index restored from a snapshot does, so a catalog loaded cold holds what a
+        # restored one holds.
+        self._slots[slot] = Indexed(item)
         self._by_id[item.id] = slot
         self._by_path.setdefault(pattern.clean(item.path), item.id)
         if item.stem and item.id != item.stem:

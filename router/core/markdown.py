@@ -14,7 +14,7 @@ import bisect
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 
 from router.core import markup, preamble
 from router.core.entry import Section
@@ -55,6 +55,7 @@ _RELATION = re.compile(
 )
 _WORDS = re.compile(r"\S+")
 _LETTERS = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+_TOP_KINDS = (TEXT, HEADING)
 _SENTENCE_END = re.compile(r"[.!?][\"'’”)\]]*(?=\s+[^a-z\s])")
 
 
@@ -78,7 +79,7 @@ def read(body: str) -> Document:
     lines = markup.scan(body)
     title, title_text = _title(lines)
     heads = [i for i, line in enumerate(lines) if line.kind == HEADING and i != title]
-    top = [i for i, line in enumerate(lines) if line.kind in (TEXT, HEADING)][:TOP_LINES]
+    top = list(islice((i for i, line in enumerate(lines) if line.kind in _TOP_KINDS), TOP_LINES))
     status, spans = _status(lines, heads, top)
     dates = (_DATE_LINE.match(lines[i].text) for i in top if lines[i].kind == TEXT)
     supersedes, superseded_by = _relations(lines, spans, top)
@@ -195,8 +196,9 @@ def _relations(
     such a run). In a Status section a bare "Superseded [x](x.md)" counts too, as does a bare
     `x.md`; a "Superseded by" that ends its line takes the next line's links."""
     refs: dict[str, str] = {}
-    for line in lines:
-        if line.kind == TEXT and (match := markup.REF_DEF.match(line.text.strip())):
+    for line in lines:  # a definition holds `]:`: only such lines are matched
+        text = line.text
+        if line.kind == TEXT and "]:" in text and (match := markup.REF_DEF.match(text.strip())):
             refs.setdefault(_label(match[1]), match[2].strip("<>"))
     in_status = {i for start, end in spans for i in range(start, end)}
     found: dict[str, dict[str, None]] = {"of": {}, "by": {}}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SPAN_MAX = 1000  # the longest link text, target or tag read as one
 
@@ -32,20 +32,35 @@ _HREF = rf"\(\s*<?([^()\s<>]{{0,{SPAN_MAX}}})>?(?:\s{_P})?\)"  # `(href "title")
 # Inline, full, collapsed, shortcut: [1] the text, [2] an inline target, [3] a reference.
 LINK = re.compile(rf"\[({_T})\](?:{_HREF}|\[({_T})\])?")
 LINK_TEXT = re.compile(rf"\[({_T})\](?:\({_P}\)|\[{_T}\])")
-_SHORTCUT = re.compile(rf"(?<![\w\]])\[({_T})\](?![(\[:])")
+_SHORTCUT = re.compile(rf"\[(?<![\w\]]\[)({_T})\](?![(\[:])")
 _AUTOLINK = re.compile(rf"<((?:https?|mailto|ftp):[^<>\s]{{1,{SPAN_MAX}}})>")
 _TAG = re.compile(rf"</?[A-Za-z][A-Za-z0-9-]*(?:[\s/][^<>\n]{{0,{SPAN_MAX}}})?>")
-_STARS = re.compile(r"(?<!\s)(?:\*+|~~)|(?:\*+|~~)(?!\s)")
-_UNDERSCORES = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")  # not inside snake_case
+_STARS = re.compile(r"\*(?<!\s\*)\**|~(?<!\s~)~|\*\**(?!\s)|~~(?!\s)")
+_UNDERSCORES = re.compile(r"_(?<![^\W_]_)_*|__*(?![^\W_])")  # not inside snake_case
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _HARD_BREAK = re.compile(r"\\(?=\s|$)")
-_TICKS = re.compile(r"`+")
+_TICKS = re.compile(r"``*")
 _HOLE = re.compile(r"\ue000(\d{1,9})\ue001")
+# Every pattern above that `strip` searches a text for opens with the character its matches
+# open with, what it looks back at looked at after it (`\[(?<![\w\]]\[)`, not
+# `(?<![\w\]])\[`), and no repeat (`\*\**`, not `\*+`): such a pattern is searched for at C
+# speed, one opening with a look-behind or a repeat is tried at every position of the text
+# (tests/test_markup.py holds each equal to its plainer spelling).
+_FENCE_CHARS = frozenset("`~")
+# A character some step of `strip` acts on: a text without any is plain.
+_INLINE = re.compile(r"[\ue000\ue001`\\\[<*~_&|]")
+# What a stripped line opens with when `unblock` may drop something: a quote, a reference
+# definition or task box, a table row, a thematic break, a list item, an admonition (a
+# numbered item opens with a digit).
+_MARKER_STARTS = frozenset(">[|-:*_+")
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One line of a body, as `scan` classifies it."""
+class Line(NamedTuple):
+    """One line of a body, as `scan` classifies it.
+
+    A named tuple, not a frozen dataclass: a cold load makes one per line of every body,
+    and a tuple is built in C, where a frozen dataclass sets each field through a call
+    (a third of `scan`'s time)."""
 
     kind: int  # BLANK, TEXT, HEADING, FENCE (its info string as text) or CODE
     text: str  # comments removed; a heading's text without its `#`s
@@ -60,25 +75,34 @@ def scan(body: str) -> list[Line]:
     code fences, HTML comments (which may span lines) are dropped."""
     body = body.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     lines: list[Line] = []
+    append = lines.append
     fence, in_comment = "", False
     for raw in body.split("\n"):
         if fence:
             closing = raw.strip()
             closes = closing.startswith(fence) and not closing.strip(fence[0])
             fence = "" if closes else fence
-            lines.append(Line(FENCE, "") if closes else Line(CODE, raw))
+            append(Line(FENCE, "") if closes else Line(CODE, raw))
             continue
-        line, in_comment = _uncomment(raw, in_comment)
-        opening, heading = _FENCE_OPEN.match(line), _ATX.match(line)
-        if not line.strip():
-            lines.append(BLANK_LINE)
-        elif opening and not (opening[1][0] == "`" and "`" in opening[2]):
-            fence = opening[1]
-            lines.append(Line(FENCE, opening[2].strip()))
-        elif heading:
-            lines.append(Line(HEADING, strip_closing(line[heading.end() :]), len(heading[1])))
-        else:
-            lines.append(Line(TEXT, line))
+        line = raw
+        if in_comment or "<!--" in raw:
+            line, in_comment = _uncomment(raw, in_comment)
+        # A fence opens, and a heading starts, with the first character after the indent
+        # the patterns allow: most lines are neither, and are not matched against them.
+        first = line.lstrip(" \t")[:1]
+        if not first or not line.strip():
+            append(BLANK_LINE)
+            continue
+        if first in _FENCE_CHARS:
+            opening = _FENCE_OPEN.match(line)
+            if opening and not (opening[1][0] == "`" and "`" in opening[2]):
+                fence = opening[1]
+                append(Line(FENCE, opening[2].strip()))
+                continue
+        elif first == "#" and (heading := _ATX.match(line)):
+            append(Line(HEADING, strip_closing(line[heading.end() :]), len(heading[1])))
+            continue
+        append(Line(TEXT, line))
     return lines
 
 
@@ -111,21 +135,34 @@ def strip_closing(text: str) -> str:
 def flatten(lines: Sequence[Line]) -> str:
     """Return the plain text of some lines, one paragraph (heading, code block) a line."""
     out: list[str] = []
-    text_run: list[str] = []
+    text_run: list[str] = []  # at most one of the two runs holds lines at a time
     code_run: list[str] = []
-    for line in [*lines, BLANK_LINE]:
-        text = unblock(line.text) if line.kind == TEXT else ""
-        code = line.text if line.kind == CODE and line.text.strip() else ""
-        if text_run and not text:
+    for kind, raw, _ in lines:
+        if kind == TEXT:
+            if text := unblock(raw):
+                if code_run:
+                    out.append(" ".join(" ".join(code_run).split()))
+                    code_run = []
+                text_run.append(text)
+                continue
+        elif kind == CODE and raw.strip():
+            if text_run:
+                out.append(strip(" ".join(text_run)))
+                text_run = []
+            code_run.append(raw)
+            continue
+        if text_run:
             out.append(strip(" ".join(text_run)))
             text_run = []
-        if code_run and not code:
+        if code_run:
             out.append(" ".join(" ".join(code_run).split()))
             code_run = []
-        if text or code:
-            (text_run if text else code_run).append(text or code)
-        elif line.kind == HEADING:
-            out.append(strip(line.text))
+        if kind == HEADING:
+            out.append(strip(raw))
+    if text_run:
+        out.append(strip(" ".join(text_run)))
+    if code_run:
+        out.append(" ".join(" ".join(code_run).split()))
     return "\n".join(part for part in out if part)
 
 
@@ -133,6 +170,9 @@ def unblock(line: str) -> str:
     """Return a line without its block markers (quote, list item, task box, admonition); ""
     for a reference definition, a table delimiter row or a thematic break."""
     text = line.strip()
+    first = text[:1]
+    if first not in _MARKER_STARTS and not first.isdecimal():
+        return text  # most lines: no marker can start here
     text = text[match.end() :] if (match := _QUOTE.match(text)) else text
     if REF_DEF.match(text) or ("|" in text and "-" in text and set(text) <= set("|-: \t")):
         return ""
@@ -146,6 +186,8 @@ def unblock(line: str) -> str:
 def strip(text: str) -> str:
     """Return inline Markdown as plain text, whitespace collapsed, code spans kept as written
     (a pattern runs only on text holding a character all its matches hold)."""
+    if not _INLINE.search(text):  # plain text: only its whitespace to collapse
+        return " ".join(text.split())
     codes: list[str] = []
     text = text.replace("\ue000", "").replace("\ue001", "")
     text = _hide_code(text, codes) if "`" in text else text

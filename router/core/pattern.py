@@ -55,12 +55,18 @@ class Matcher:
     regex: re.Pattern[str] | None
     basename: bool
     language_wide: bool = False
+    # the pattern's folders before its first wildcard: every path it covers starts with them, so
+    # a path that does not is turned away before any regex runs (a shelf table is tried
+    # against every file of a catalog)
+    head: str = ""
 
     def covers(self, path: str) -> bool:
         """Return whether the pattern matches `path` (canonical form) or a parent of it."""
         if self.literal:
             return path == self.pattern or path.startswith(self.pattern + "/")
         assert self.regex is not None
+        if not path.startswith(self.head):
+            return False
         if self.basename:
             return any(self.regex.fullmatch(part) for part in path.split("/"))
         if self.regex.fullmatch(path):
@@ -76,7 +82,11 @@ def compile(pattern: str) -> Matcher:
     if not _WILDCARDS.intersection(text):
         return Matcher(text, True, None, False)
     wide = bool(_LANGUAGE_WIDE.fullmatch(text))
-    return Matcher(text, False, re.compile(_translate(text)), "/" not in text, wide)
+    basename = "/" not in text
+    # to the last `/` before the first wildcard: `site/**` covers `site` itself
+    literal = text[: min(text.find(c) for c in _WILDCARDS if c in text)]
+    head = "" if basename else literal[: max(literal.rfind("/"), 0)]
+    return Matcher(text, False, re.compile(_translate(text)), basename, wide, head)
 
 
 def covers(pattern: str, path: str) -> bool:

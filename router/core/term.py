@@ -292,6 +292,34 @@ _SHAPES = bytes.maketrans(
 # A word holding a case change inside it: a code identifier (`useEffect`, `HTTPServer`). The
 # lookahead scans one word from its start only (`\b`), so the search is linear in the text.
 _IDENTIFIER = re.compile(r"\b(?=\w*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]))\w++")
+# The capital of a case change (`[a-z0-9][A-Z]`, or `[A-Z][A-Z][a-z]`): a pattern opening with
+# a character class is searched for at C speed, where _IDENTIFIER tries every word's start
+# (a fifth of a catalog's load was that scan).
+_CASE_CHANGE = re.compile(r"[A-Z](?:(?<=[a-z0-9][A-Z])|(?<=[A-Z][A-Z])(?=[a-z]))")
+_WORD_REST = re.compile(r"\w*")
+
+
+def identifiers(raw: str) -> list[str]:
+    """Return the words of `raw` holding a case change (`useEffect`, `HTTPServer`), in
+    order: `_IDENTIFIER.findall(raw)`, found from each case change's capital outwards to the
+    ends of its word (a run of `\\w`: letters, digits and `_`); back to its start by the
+    same pattern run over the text reversed."""
+    found: list[str] = []
+    at = 0
+    search, rest = _CASE_CHANGE.search, _WORD_REST.match
+    backwards = ""
+    last = len(raw) - 1
+    while (match := search(raw, at)) is not None:
+        capital = match.start()
+        if not backwards:
+            backwards = raw[::-1]
+        before = rest(backwards, last - capital)  # `\w*` always matches
+        after = rest(raw, capital)
+        start = capital + 1 - (before.end() - (last - capital)) if before else capital
+        end = after.end() if after else capital
+        found.append(raw[start:end])
+        at = end
+    return found
 
 
 def parts(raw: str) -> str:
@@ -304,7 +332,7 @@ def parts(raw: str) -> str:
     shapes = raw.encode("utf-8", "ignore").translate(_SHAPES)
     found = ""
     if b"aA" in shapes or b"0A" in shapes or b"AAa" in shapes:
-        named = [part for word in _IDENTIFIER.findall(raw) for part in _words_of_identifier(word)]
+        named = [part for word in identifiers(raw) for part in _words_of_identifier(word)]
         found = text.normalize(" ".join(named))
     shaped = _forms(raw, shapes)
     if not shaped:
@@ -328,7 +356,9 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
 _TRY = re.compile(r"\?(?<![^\s`()\]]\?)(?![\w?.])")
 # Operators of two or more characters that stand whole (`++` of `i++`, `::`, `...`): a run of
 # symbols that is one of them, not a piece of a longer run (`-->`, `====`).
-_SYMBOLS = re.compile(r"[-+*%=!?:.<>&|^~]{2,}")
+# (Written as one symbol and then more, not `{2,}`: a pattern opening with a character class
+# is searched for at C speed, one opening with a repeat is tried at every position.)
+_SYMBOLS = re.compile(r"[-+*%=!?:.<>&|^~][-+*%=!?:.<>&|^~]+")
 OPERATORS = frozenset(
     ("===", "!==", "...", "++", "::", "->", "=>", ":=", "<-", "!=", "==", "&&", "||", "??", "?.")
 )
@@ -337,7 +367,9 @@ OPERATORS = frozenset(
 # `SA1019`, `arm64`) are one name.
 # (Opening with the digits, the pattern is searched for fast; the letter or digit a match may
 # follow is looked at after.)
-_QUANTITY = re.compile(r"(\d+)([a-z]{1,5})\b")
+# Not after a letter, digit or `_` (`v1beta`, `E0123`: a name), which is looked back at
+# after the first digit: the pattern opens with a character class (see _SYMBOLS).
+_QUANTITY = re.compile(r"(\d(?<!\w\d)\d*)([a-z]{1,5})\b")
 # A word written as code on its own (`` `any` ``); in a longer span (`` `it was there` ``) a
 # function word is as often English as a keyword.
 _CODE_WORD = re.compile(r"`([A-Za-z]{2,})`")
@@ -384,11 +416,8 @@ def _forms(raw: str, shapes: bytes) -> list[str]:
         found.extend(_TRY.findall(raw))
     found.extend(run for run in _SYMBOLS.findall(raw) if run in OPERATORS)
     if b"0a" in shapes:
-        for match in _QUANTITY.finditer(raw):
-            start = match.start()
-            if start and (raw[start - 1].isalnum() or raw[start - 1] == "_"):
-                continue  # `v1beta`, `E0123`: a name
-            found.extend(part for part in match.groups() if _is_word(part))
+        for quantity in _QUANTITY.findall(raw):
+            found.extend(part for part in quantity if _is_word(part))
     if "`" in raw:
         found.extend(
             coded(w) for w in map(str.lower, _CODE_WORD.findall(raw)) if w in FUNCTION_WORDS
@@ -442,19 +471,38 @@ def read(normal: str) -> tuple[dict[str, int], set[str]]:
     occurrences (function words, stopwords and one-character words left out: what the
     ranker indexes), and seed 1's distinct tokens (function words included: the explain
     record's df counts them)."""
-    stems: dict[str, int] = {}
-    tokens: set[str] = set()
+    words = normal.split()
     known = _WORDS
-    for word, n in Counter(normal.split()).items():
-        found = known.get(word)
-        if found is None:
-            found = _classify(word)
-        if found is _DROPPED:
-            continue
-        tokens.add(word)
-        if found:
-            stems[found] = stems.get(found, 0) + n
-    return stems, tokens
+    if len(words) < FEW_WORDS:  # a field: a loop costs less than the sets below
+        stems: dict[str, int] = {}
+        tokens: set[str] = set()
+        for word in words:
+            found = known.get(word)
+            if found is None:
+                found = _classify(word)
+            if found is _DROPPED:
+                continue
+            tokens.add(word)
+            if found:
+                stems[found] = stems.get(found, 0) + 1
+        return stems, tokens
+    # A body: each word is looked up and counted in C calls; only words never met before
+    # are classified one by one.
+    distinct = set(words)
+    unseen = distinct.difference(known)
+    if len(known) + len(unseen) >= MAX_CACHED_STEMS:
+        _forget()
+        unseen = distinct
+    for word in unseen:
+        _classify(word)
+    counted = Counter(map(known.__getitem__, words))
+    counted.pop("", None)  # function words: tokens, never stems
+    counted.pop(_DROPPED, None)
+    return counted, distinct.difference(_DROPPED_WORDS)
+
+
+# Below this many words a text is read word by word (`read`).
+FEW_WORDS = 64
 
 
 # What `read` makes of a word it met before: its stem, "" for a function word (a token, never
@@ -462,19 +510,27 @@ def read(normal: str) -> tuple[dict[str, int], set[str]]:
 # few thousand words millions of times; one lookup replaces three tests and a fold.
 _DROPPED = "\0"
 _WORDS: dict[str, str] = {}
+_DROPPED_WORDS: set[str] = set()  # the words _WORDS holds as _DROPPED
+
+
+def _forget() -> None:
+    _WORDS.clear()
+    _DROPPED_WORDS.clear()
 
 
 def _classify(word: str) -> str:
     if len(_WORDS) >= MAX_CACHED_STEMS:
-        _WORDS.clear()
+        _forget()
+    word = sys.intern(word)
     # one character is too little for a word, but an operator (`?`) is a form whole
     if (len(word) < text.MIN_TOKEN_CHARS and word.isalnum()) or word in text.STOPWORDS:
         found = _DROPPED
+        _DROPPED_WORDS.add(word)
     elif word in FUNCTION_WORDS:
         found = ""
     else:
         found = stem(word)
-    _WORDS[sys.intern(word)] = found
+    _WORDS[word] = found
     return found
 
 

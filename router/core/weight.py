@@ -46,14 +46,16 @@ def frequencies(tiers: Sequence[Mapping[str, float]]) -> dict[str, float]:
     """Return stem -> BM25F pseudo-frequency for one entry, from its per-tier stem counts
     (in TIER_WEIGHTS' order, each occurrence counted at its field's share)."""
     pseudo: dict[str, float] = {}
+    held = pseudo.get
     for tier, counts in enumerate(tiers):
         if not counts:
             continue
         length = sum(counts.values())
         b = B[tier]
         norm = TIER_WEIGHTS[tier] / (1 - b + b * length / REFERENCE_LENGTHS[tier])
-        for stem, n in counts.items():
-            pseudo[stem] = pseudo.get(stem, 0.0) + n * norm
+        # each stem's sum in tier order, as a loop adding to `pseudo` would make it; a
+        # stem first met here keeps its place after those met in earlier tiers
+        pseudo.update({stem: held(stem, 0.0) + n * norm for stem, n in counts.items()})
     return pseudo
 
 
