@@ -20,7 +20,7 @@ from router.cli.group import (
     resolve_config,
     say,
 )
-from router.core import text
+from router.core import shown
 from router.logbook import logfile, review, shadow
 from router.runtime.engine import Engine
 from router.serve import service
@@ -81,10 +81,10 @@ def shadow_tail(
         return
     for r in records:
         pointers = ", ".join(p["id"] for p in r.get("pointers") or []) or r.get("skip") or "silent"
-        task = text.flat(str(r.get("task", "")))[:60]
+        task = shown.flat(str(r.get("task", "")))[:60]
         say(
-            f"{text.flat(str(r['at']))}  {text.flat(str(r['source'])):<26} {task!r} -> "
-            f"{text.flat(str(pointers))}"
+            f"{shown.flat(str(r['at']))}  {shown.flat(str(r['source'])):<26} {task!r} -> "
+            f"{shown.flat(str(pointers))}"
         )
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from router import __version__
 from router.base.errors import DaemonError, KrouteError
-from router.core import text
+from router.core import shown
 from router.core.config import Config
 from router.integrations.install import InstallError, Plan
 from router.serve import client, launcher, service
@@ -79,9 +79,9 @@ class Tools:
     def ask(self, endpoint: str, body: Mapping[str, Any]) -> Any:
         """Return the answer of POST `endpoint`: the daemon's, or the in-process one when no
         daemon can be had, every string in it cleaned of what an agent must not be shown
-        (`text.scrubbed`). Raises Unavailable when this kroute has no such endpoint,
+        (`shown.scrubbed`). Raises Unavailable when this kroute has no such endpoint,
         RequestError for a bad request, KrouteError when neither way can answer."""
-        return text.scrubbed(self._answer(endpoint, body))
+        return shown.scrubbed(self._answer(endpoint, body))
 
     def _answer(self, endpoint: str, body: Mapping[str, Any]) -> Any:
         if "POST" not in service.ENDPOINTS.get(endpoint, {}):
@@ -173,7 +173,7 @@ def build(tools: Tools) -> "MCPServer":
         try:
             return work()
         except KrouteError as error:
-            raise ToolError(text.flat(str(error))) from None
+            raise ToolError(shown.flat(str(error))) from None
 
     Task = Annotated[str, Field(description="The task, in the words the user gave it.")]
     Entry = Annotated[str, Field(description="A catalog entry's id (or its path).")]

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from router.core import text
+from router.core import shown
 
 LATEST_ROWS = 25  # routes listed at the foot of the page
 STATS_HEAD = (
@@ -170,7 +170,7 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 
 def _flat(value: object) -> str:
-    return text.flat(str(value))
+    return shown.flat(str(value))
 
 
 def _cut(text: object, limit: int = TASK_CHARS) -> str:
@@ -231,7 +231,7 @@ def html(
         "</body></html>",
     ]
     # escaped, and cleaned: a control or bidi character in a logged string is not markup
-    return text.clean("\n".join(parts) + "\n", lines=True)
+    return shown.clean("\n".join(parts) + "\n", lines=True)
 
 
 def _meaning_section(meaning: Mapping[str, Any]) -> list[str]:
