@@ -240,7 +240,8 @@ class Service:
         }
 
     def shutdown(self) -> dict[str, Any]:
-        self.stop.set()
+        """Return the answer to a shutdown: the server stops once it has sent it (which
+        sets `stop`), so that the client reads it before the process exits."""
         return {"stopping": True}
 
     # -- catalog changes ---------------------------------------------------------------------

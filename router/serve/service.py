@@ -70,6 +70,7 @@ class Call:
 
 
 Endpoint = Callable[["App", bytes, Call], Any]
+CONFIG_QUERY = protocol.CONFIG_QUERY
 
 
 def error_document(code: str, message: str) -> dict[str, Any]:
@@ -106,6 +107,7 @@ class App:
                 allowed = ", ".join(sorted(method_table))
                 raise Refusal(405, "method_not_allowed", f"{path} takes {allowed}")
             call = Call(path, source, urllib.parse.parse_qs(query))
+            _check_config(call, self.engine.config)
             return Answer(200, handler(self, body, call))
         except Refusal as refusal:
             return Answer(refusal.status, error_document(refusal.code, refusal.message))
@@ -256,6 +258,17 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
         for event in events
     },
 }
+
+
+def _check_config(call: Call, cfg: config.Config) -> None:
+    """Return when the request names no config digest (`?config=`), or the one in force.
+    Raises Refusal 412 `config` otherwise: the client read a config file (the CLI's fast path,
+    `router.cli.shortcut`) that is not the one this catalog was loaded with (edited since, or
+    invalid and not taken up), so it answers through the full command line instead, which
+    reads and checks the file itself."""
+    named = call.query.get(CONFIG_QUERY)
+    if named is not None and named != [cfg.digest]:
+        raise Refusal(412, "config", f"the config in force is {cfg.digest}, not {', '.join(named)}")
 
 
 def _unknown(path: str) -> str:
