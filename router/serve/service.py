@@ -10,6 +10,7 @@ reload, a shutdown) it lends as a `Control`.
 from __future__ import annotations
 
 import os
+import threading
 import time
 import traceback
 import urllib.parse
@@ -89,6 +90,7 @@ class App:
         self.recorder = recorder
         self.control = control
         self.routes = 0  # routes and hook events answered
+        self.counting = threading.Lock()  # routes are answered side by side (`daemon`)
         # What each session was already shown. Only a daemon's app lives long enough to
         # remember: the slow path's app answers one hook and is gone, so it repeats pointers.
         self.sessions = session.Sessions()
@@ -127,12 +129,14 @@ class App:
         """Return the route document of a request: silence with reason `deadline` when the
         request's time ran out or its client hung up first (`expiry.current`)."""
         began = time.perf_counter()
+        engine = self.engine  # read once: the daemon may swap in the next one meanwhile
         raw = request.members(request.decode(body))
-        document = self.engine.route(request.route(raw, self.engine.config), expiry.current())
-        self.routes += 1
+        document = engine.route(request.route(raw, engine.config), expiry.current())
+        with self.counting:
+            self.routes += 1
         if self.recorder is not None:
             self.recorder.write(
-                self.engine,
+                engine,
                 source=call.source,
                 task=str(raw.get("task", "")),
                 request=request.logged(raw),
@@ -158,7 +162,8 @@ class App:
         )
         if mode == "off":
             return ""
-        self.routes += 1
+        with self.counting:
+            self.routes += 1
         try:
             plan = harness.plan(name, event, harness.decode(body))
             document: dict[str, Any] | None = None
@@ -213,9 +218,10 @@ class App:
     def why_not(self, body: bytes, _call: Call) -> dict[str, Any]:
         """Return why an entry was or was not offered for a route request (not logged: it
         is no route emitted). An entry the catalog lacks is a 404."""
-        ask = request.why_not(request.decode(body), self.engine.config)
+        engine = self.engine  # read once: the daemon may swap in the next one meanwhile
+        ask = request.why_not(request.decode(body), engine.config)
         try:
-            return self.engine.why_not(ask)
+            return engine.why_not(ask)
         except whynot.UnknownEntry as error:
             raise Refusal(404, "unknown_entry", str(error)) from None
 
