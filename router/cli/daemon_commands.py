@@ -35,7 +35,12 @@ from router.serve import client, foreground, launcher, service
 @config_option
 def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
     """Run the daemon in the foreground (logs on stderr)."""
-    sys.exit(foreground.serve(resolve_config(catalog_dir, config_file), os.environ))
+    code = foreground.serve(resolve_config(catalog_dir, config_file), os.environ)
+    # Its files are removed and its log written: the interpreter's teardown of a whole
+    # catalog's objects would only keep `kroute stop`, which waits for the exit, waiting.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _target(catalog_dir: Path | None, config_file: Path | None) -> client.Target:
