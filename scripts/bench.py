@@ -593,9 +593,22 @@ def exchange(sock_path: Path, task: str) -> tuple[int, float, float, bytes]:
     return status, total, inside, answer
 
 
-def concurrent(sock_path: Path, work: list[str], clients: int, seconds: float) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU seconds (user and system) process `pid` has used, NaN without /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return math.nan
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def concurrent(
+    sock_path: Path, work: list[str], clients: int, seconds: float, pid: int = 0
+) -> dict[str, Any]:
     """Return routes/s and end-to-end p50/p99 with `clients` threads each routing tasks of
-    `work` back to back for `seconds` (one connection per route, as hooks do)."""
+    `work` back to back for `seconds` (one connection per route, as hooks do), and how many
+    cores the serving process `pid` kept busy meanwhile (its CPU seconds over the wall's)."""
+    used = cpu_seconds(pid) if pid else math.nan
     stop = time.perf_counter() + seconds
     times: list[float] = []
     failures = 0
@@ -624,6 +637,7 @@ def concurrent(sock_path: Path, work: list[str], clients: int, seconds: float) -
         t.join()
     elapsed = time.perf_counter() - began
     return {
+        "cores": (cpu_seconds(pid) - used) / elapsed if pid else math.nan,
         "clients": clients,
         "routes_per_s": len(times) / elapsed,
         "p50_ms": percentile(times, 0.50) * 1000 if times else math.nan,
@@ -860,7 +874,7 @@ def bench_anchors(
 
 
 def served_crowds(
-    python: Path, corpus: Path, daemon: Path, work: list[str]
+    python: Path, corpus: Path, daemon: Path, work: list[str], pid: int
 ) -> dict[str, dict[str, Any]]:
     """Return, per count of clients in CROWDS, the routes/s of tantivy behind kroute's own
     HTTP server (scripts/anchorserve.py) and of kroute's daemon at `daemon`, measured in
@@ -879,8 +893,8 @@ def served_crowds(
             raise RuntimeError(f"scripts/anchorserve.py exited with {server.wait()}")
         for n in CROWDS:
             out[str(n)] = {
-                "tantivy": concurrent(address, work, n, CROWD_SECONDS),
-                "kroute": concurrent(daemon, work, n, CROWD_SECONDS),
+                "tantivy": concurrent(address, work, n, CROWD_SECONDS, server.pid),
+                "kroute": concurrent(daemon, work, n, CROWD_SECONDS, pid),
             }
     finally:
         if server.stdin is not None:
@@ -979,7 +993,9 @@ def bench_size(
         for length in lengths:
             print(f"  routing {length:,}-word tasks ...", file=sys.stderr, flush=True)
             long[str(length)] = by_length(target.places.socket, long_work[length])
-        crowds = {str(n): concurrent(target.places.socket, work, n, CROWD_SECONDS) for n in CROWDS}
+        crowds = {
+            str(n): concurrent(target.places.socket, work, n, CROWD_SECONDS, pid) for n in CROWDS
+        }
         python_client = []
         for task in work[:100]:
             t0 = time.perf_counter()
@@ -1000,7 +1016,7 @@ def bench_size(
                 beside = {"error": str(error)}
             else:
                 print("  tantivy behind the same server, clients at once ...", file=sys.stderr)
-                beside["crowds"] = served_crowds(anchors, corpus, target.places.socket, work)
+                beside["crowds"] = served_crowds(anchors, corpus, target.places.socket, work, pid)
 
         visible = []
         for n in range(15):
@@ -1160,6 +1176,10 @@ CLOSING_ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
         lambda r: "; ".join(
             "{p50_ms:.0f} / {p99_ms:.0f}, {failures}".format(**r["crowds"][str(n)]) for n in CROWDS
         ),
+    ),
+    (
+        f"{' / '.join(map(str, CROWDS))} clients at once: cores the daemon kept busy",
+        lambda r: " / ".join(f"{r['crowds'][str(n)].get('cores', math.nan):.2f}" for n in CROWDS),
     ),
     ("daemon RSS (MiB)", number("{:.0f}", "daemon_rss_mib")),
     ("bench wall time (s)", number("{:.1f}", "wall_s")),
@@ -1346,19 +1366,22 @@ def anchor_rows(lengths: tuple[int, ...]) -> list[tuple[str, Cell]]:
         (f"{crowds} clients, kroute routes/s, in turn with tantivy", served("kroute")),
         (f"{crowds} clients, tantivy behind the same server, routes/s", served("tantivy")),
         (f"{crowds} clients, kroute / tantivy routes/s (x)", served_ratio),
+        (f"{crowds} clients, cores busy: kroute's daemon", served("kroute", "cores")),
+        (f"{crowds} clients, cores busy: tantivy's server", served("tantivy", "cores")),
     ]
     return rows
 
 
-def served(engine: str) -> Cell:
-    """Return the cell of `engine`'s routes/s at each count of clients, measured in turn
-    (`served_crowds`), `-` without."""
+def served(engine: str, figure: str = "routes_per_s") -> Cell:
+    """Return the cell of `engine`'s routes/s (or another `concurrent` figure) at each count
+    of clients, measured in turn (`served_crowds`), `-` without."""
+    fmt = "{:.0f}" if figure == "routes_per_s" else "{:.2f}"
 
     def cell(r: dict[str, Any]) -> str:
         crowds = (anchored(r) or {}).get("crowds")
         if not crowds:
             return "-"
-        return " / ".join(f"{crowds[str(n)][engine]['routes_per_s']:.0f}" for n in CROWDS)
+        return " / ".join(fmt.format(crowds[str(n)][engine][figure]) for n in CROWDS)
 
     return cell
 
