@@ -485,8 +485,9 @@ def remove_bench_files(root: Path) -> None:
 
 LENGTHS = (10, 100, 1000, 5000)
 # Many hooks at once (several agents, a pre-commit over many files): clients routing back to
-# back for this long.
-CLIENTS = 100
+# back for this long, at each of these counts (issue 33: the routes/s of 64 at least those of
+# 8; past MAX_HANDLERS, 100 wait for a thread).
+CROWDS = (8, 64, 100)
 CROWD_SECONDS = 10.0
 SOURCE_TOPS = ("src", "src", "lib", "app", "services", "tests")
 SOURCE_EXTS = (".py", ".py", ".py", ".ts", ".go", ".rs")
@@ -594,9 +595,22 @@ def exchange(sock_path: Path, task: str) -> tuple[int, float, float, bytes]:
     return status, total, inside, answer
 
 
-def concurrent(sock_path: Path, work: list[str], clients: int, seconds: float) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float:
+    """Return the CPU seconds (user and system) process `pid` has used, NaN without /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return math.nan
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def concurrent(
+    sock_path: Path, work: list[str], clients: int, seconds: float, pid: int = 0
+) -> dict[str, Any]:
     """Return routes/s and end-to-end p50/p99 with `clients` threads each routing tasks of
-    `work` back to back for `seconds` (one connection per route, as hooks do)."""
+    `work` back to back for `seconds` (one connection per route, as hooks do), and how many
+    cores the serving process `pid` kept busy meanwhile (its CPU seconds over the wall's)."""
+    used = cpu_seconds(pid) if pid else math.nan
     stop = time.perf_counter() + seconds
     times: list[float] = []
     failures = 0
@@ -608,7 +622,7 @@ def concurrent(sock_path: Path, work: list[str], clients: int, seconds: float) -
         while time.perf_counter() < stop:
             try:
                 status, total, _ = raw_route(sock_path, work[n % len(work)])
-            except OSError:
+            except (OSError, IndexError, ValueError):  # refused, or closed with no answer
                 status, total = 0, 0.0
             with lock:
                 if status == 200:
@@ -625,6 +639,7 @@ def concurrent(sock_path: Path, work: list[str], clients: int, seconds: float) -
         t.join()
     elapsed = time.perf_counter() - began
     return {
+        "cores": (cpu_seconds(pid) - used) / elapsed if pid else math.nan,
         "clients": clients,
         "routes_per_s": len(times) / elapsed,
         "p50_ms": percentile(times, 0.50) * 1000 if times else math.nan,
@@ -705,6 +720,9 @@ ANCHORS_SCRIPT = Path(__file__).with_name("anchors.py")
 INSTALL_TIMEOUT_S = 900
 SHORT = "short"  # the query set of the short tasks; the others are named by their length
 TOP_K = 5  # the hits scripts/anchors.py reads out of each anchor (its TOP)
+# scripts/anchorserve.py puts tantivy behind kroute's own HTTP server, which needs these
+SERVER_NEEDS = ("orjson",)
+ANCHOR_SERVER_SCRIPT = Path(__file__).with_name("anchorserve.py")
 
 
 def made_venv(venv: Path, *install: str) -> str | None:
@@ -732,10 +750,10 @@ def anchors_python(workdir: Path) -> tuple[Path | None, str]:
     what was done; (None, why) when it could not be made."""
     venv = workdir / ANCHORS_VENV
     python = venv / "bin" / "python"
-    probe = [str(python), "-c", f"import {', '.join(ANCHORS)}"]
+    probe = [str(python), "-c", f"import {', '.join((*ANCHORS, *SERVER_NEEDS))}"]
     if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
         return python, f"anchors: reusing {venv}"
-    why = made_venv(venv, *ANCHORS)
+    why = made_venv(venv, *ANCHORS, *SERVER_NEEDS)
     if why is not None:
         return None, (
             f"anchors: could not install {' '.join(ANCHORS)} into {venv} ({why}); "
@@ -857,6 +875,41 @@ def bench_anchors(
     return out
 
 
+def served_crowds(
+    python: Path, corpus: Path, daemon: Path, work: list[str], pid: int
+) -> dict[str, dict[str, Any]]:
+    """Return, per count of clients in CROWDS, the routes/s of tantivy behind kroute's own
+    HTTP server (scripts/anchorserve.py) and of kroute's daemon at `daemon`, measured in
+    turn on the same tasks: `{"tantivy": {...}, "kroute": {...}}` each as `concurrent` says."""
+    address = daemon.with_name("tantivy-anchor.sock")
+    address.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(REPOSITORY)}
+    command = [str(python), str(ANCHOR_SERVER_SCRIPT), str(corpus), str(address)]
+    server = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        assert server.stdout is not None
+        if server.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"scripts/anchorserve.py exited with {server.wait()}")
+        for n in CROWDS:
+            out[str(n)] = {
+                "tantivy": concurrent(address, work, n, CROWD_SECONDS, server.pid),
+                "kroute": concurrent(daemon, work, n, CROWD_SECONDS, pid),
+            }
+    finally:
+        if server.stdin is not None:
+            server.stdin.close()
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        address.unlink(missing_ok=True)
+    return out
+
+
 SLOW_COLD_LOAD_S = 60.0
 
 
@@ -942,7 +995,9 @@ def bench_size(
         for length in lengths:
             print(f"  routing {length:,}-word tasks ...", file=sys.stderr, flush=True)
             long[str(length)] = by_length(target.places.socket, long_work[length])
-        crowd = concurrent(target.places.socket, work, CLIENTS, CROWD_SECONDS)
+        crowds = {
+            str(n): concurrent(target.places.socket, work, n, CROWD_SECONDS, pid) for n in CROWDS
+        }
         python_client = []
         for task in work[:100]:
             t0 = time.perf_counter()
@@ -961,6 +1016,9 @@ def bench_size(
             except (OSError, RuntimeError, ValueError) as error:
                 print(f"  anchors failed: {error}", file=sys.stderr, flush=True)
                 beside = {"error": str(error)}
+            else:
+                print("  tantivy behind the same server, clients at once ...", file=sys.stderr)
+                beside["crowds"] = served_crowds(anchors, corpus, target.places.socket, work, pid)
 
         visible = []
         for n in range(15):
@@ -1025,7 +1083,7 @@ def bench_size(
         "cli_no_daemon_median_ms": statistics.median(cli) * 1000,
         "daemon_speedup_vs_cli": statistics.median(cli) / statistics.median(python_client),
         "update_visible_p50_ms": statistics.median(visible) * 1000,
-        "crowd": crowd,
+        "crowds": crowds,
         "daemon_rss_mib": rss,
         "anchors": beside,
         "meaning": by_meaning,
@@ -1111,10 +1169,19 @@ CLOSING_ROWS: tuple[tuple[str, Callable[[dict[str, Any]], str]], ...] = (
     ("cold `kroute route --no-daemon` (ms)", number("{:.0f}", "cli_no_daemon_median_ms")),
     ("daemon speed-up over cold CLI (x)", number("{:.0f}", "daemon_speedup_vs_cli")),
     ("update visible p50 (ms)", number("{:.1f}", "update_visible_p50_ms")),
-    (f"{CLIENTS} clients at once: routes/s", lambda r: f"{r['crowd']['routes_per_s']:.0f}"),
     (
-        f"{CLIENTS} clients at once: p50 / p99 (ms), failures",
-        lambda r: "{p50_ms:.0f} / {p99_ms:.0f}, {failures}".format(**r["crowd"]),
+        f"{' / '.join(map(str, CROWDS))} clients at once: routes/s",
+        lambda r: " / ".join(f"{r['crowds'][str(n)]['routes_per_s']:.0f}" for n in CROWDS),
+    ),
+    (
+        f"{' / '.join(map(str, CROWDS))} clients at once: p50 / p99 (ms), failures",
+        lambda r: "; ".join(
+            "{p50_ms:.0f} / {p99_ms:.0f}, {failures}".format(**r["crowds"][str(n)]) for n in CROWDS
+        ),
+    ),
+    (
+        f"{' / '.join(map(str, CROWDS))} clients at once: cores the daemon kept busy",
+        lambda r: " / ".join(f"{r['crowds'][str(n)].get('cores', math.nan):.2f}" for n in CROWDS),
     ),
     ("daemon RSS (MiB)", number("{:.0f}", "daemon_rss_mib")),
     ("bench wall time (s)", number("{:.1f}", "wall_s")),
@@ -1296,7 +1363,38 @@ def anchor_rows(lengths: tuple[int, ...]) -> list[tuple[str, Cell]]:
             per_set(names, lambda f: f"{f['common']:.1f}"),
         )
     )
+    crowds = " / ".join(map(str, CROWDS))
+    rows += [
+        (f"{crowds} clients, kroute routes/s, in turn with tantivy", served("kroute")),
+        (f"{crowds} clients, tantivy behind the same server, routes/s", served("tantivy")),
+        (f"{crowds} clients, kroute / tantivy routes/s (x)", served_ratio),
+        (f"{crowds} clients, cores busy: kroute's daemon", served("kroute", "cores")),
+        (f"{crowds} clients, cores busy: tantivy's server", served("tantivy", "cores")),
+    ]
     return rows
+
+
+def served(engine: str, figure: str = "routes_per_s") -> Cell:
+    """Return the cell of `engine`'s routes/s (or another `concurrent` figure) at each count
+    of clients, measured in turn (`served_crowds`), `-` without."""
+    fmt = "{:.0f}" if figure == "routes_per_s" else "{:.2f}"
+
+    def cell(r: dict[str, Any]) -> str:
+        crowds = (anchored(r) or {}).get("crowds")
+        if not crowds:
+            return "-"
+        return " / ".join(fmt.format(crowds[str(n)][engine][figure]) for n in CROWDS)
+
+    return cell
+
+
+def served_ratio(r: dict[str, Any]) -> str:
+    """Return the cell of kroute's routes/s over tantivy's at each count of clients."""
+    crowds = (anchored(r) or {}).get("crowds")
+    if not crowds:
+        return "-"
+    pairs = [(crowds[str(n)]["kroute"], crowds[str(n)]["tantivy"]) for n in CROWDS]
+    return " / ".join(f"{k['routes_per_s'] / t['routes_per_s']:.2f}" for k, t in pairs)
 
 
 def table(results: list[dict[str, Any]], lengths: tuple[int, ...] = LENGTHS) -> str:
@@ -1342,15 +1440,13 @@ HOOK_VENV = "hook-venv"
 
 def installed_hook(workdir: Path) -> tuple[Path | None, str]:
     """Return `kroute-hook` as a user's regular install has it (this checkout installed,
-    not editable, into a venv of its own under `workdir`) and a line saying what was done;
-    (None, why) when it could not be made.
+    not editable, with its dependencies, into a venv of its own under `workdir`) and a line
+    saying what was done; (None, why) when it could not be made. `kroute` is beside it.
 
     The suite's venv holds an editable install, whose import finder makes every Python
-    start under it pay about 16 ms for pathlib, re and importlib.util before the hook runs.
-    `kroute-hook` needs nothing but the standard library, so the package is installed
-    without its dependencies."""
+    start under it pay about 16 ms for pathlib, re and importlib.util before the hook runs."""
     venv = workdir / HOOK_VENV
-    why = made_venv(venv, "--no-deps", str(REPOSITORY))
+    why = made_venv(venv, str(REPOSITORY))
     if why is not None:
         return None, f"hooks: no regular install in {venv} ({why})"
     return venv / "bin" / "kroute-hook", f"hooks: installed this checkout into {venv}"
@@ -1397,9 +1493,10 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
         regular_python = str(user_hook.with_name("python"))
         commands["regular"] = lambda: timed([str(user_hook), *hook_bin[1:]], data, env, root)
         commands["python"] = lambda: timed([regular_python, "-c", "pass"], b"", env, root)
-        commands["help"] = lambda: timed(
-            [str(user_hook.with_name("kroute")), "--help"], b"", env, root
-        )
+        kroute = str(user_hook.with_name("kroute"))
+        commands["help"] = lambda: timed([kroute, "--help"], b"", env, root)
+        commands["route"] = lambda: timed([kroute, "route", PROMPT["prompt"]], b"", env, root)
+        commands["status"] = lambda: timed([kroute, "status"], b"", env, root)
     times: dict[str, list[float]] = {name: [] for name in commands}
     try:
         for _ in range(5):
@@ -1407,6 +1504,12 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
         for _ in range(runs):
             for name, command in commands.items():
                 times[name].append(command())
+        if user_hook is not None:  # `kroute stop` ends the daemon: one started for each
+            for _ in range(max(5, runs // 3)):
+                launcher.start(target, env)
+                times.setdefault("stop", []).append(
+                    timed([str(user_hook.with_name("kroute")), "stop"], b"", env, root)
+                )
     finally:
         launcher.stop(target)
     rows = [
@@ -1418,6 +1521,9 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
         ("kroute-hook slow path (in process, starts a daemon)", slow),
         ("`python -c pass` (the regular install's interpreter)", times.get("python", [])),
         ("`kroute --help` (a regular install)", times.get("help", [])),
+        ("`kroute route TASK` with a running daemon (a regular install)", times.get("route", [])),
+        ("`kroute status` with a running daemon (a regular install)", times.get("status", [])),
+        ("`kroute stop` of a running daemon (a regular install)", times.get("stop", [])),
     ]
     lines = ["| hook on the demo catalog | p50 (ms) | p90 (ms) |", "|---|---:|---:|"]
     for label, values in rows:
@@ -1430,6 +1536,9 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
     for over, under, said in (
         ("regular", "bare", "kroute-hook (regular install) / bare curl"),
         ("help", "python", "`kroute --help` / `python -c pass`"),
+        ("route", "python", "`kroute route TASK` / `python -c pass`"),
+        ("status", "python", "`kroute status` / `python -c pass`"),
+        ("stop", "python", "`kroute stop` / `python -c pass`"),
     ):
         if times.get(over) and times.get(under):
             ratio = statistics.median(times[over]) / statistics.median(times[under])

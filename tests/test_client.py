@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from router import __version__
-from router.base import paths, protocol
+from router.base import paths, protocol, wire
 from router.base.errors import DaemonError
 from router.serve import client, launcher
 
@@ -291,10 +291,10 @@ def test_a_zombie_counts_as_dead() -> None:
         pytest.skip("no /proc to tell a zombie by")
     child = subprocess.Popen(["sleep", "60"])
     try:
-        assert client.alive(child.pid)
+        assert wire.alive(child.pid)
         os.kill(child.pid, signal.SIGKILL)
         os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # dead, left unreaped
-        assert not client.alive(child.pid)
+        assert not wire.alive(child.pid)
     finally:
         child.kill()
         child.wait()

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from router.base import wire
 from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, launcher
@@ -176,13 +177,13 @@ def test_kill_minus_nine_then_route_starts_a_fresh_daemon(
 ) -> None:
     old = json.loads(running.places.status.read_text())["pid"]
     os.kill(old, signal.SIGKILL)
-    assert eventually(lambda: not client.alive(old))
+    assert eventually(lambda: not wire.alive(old))
     assert client.state(running)[0] == "died"
     routed = kroute("route", "retry a failed delivery", cwd=repo)
     assert routed.returncode == 0
     assert EM in routed.stdout and "note:" not in routed.stderr
     new = json.loads(running.places.status.read_text())["pid"]
-    assert new != old and client.alive(new)
+    assert new != old and wire.alive(new)
 
 
 def test_status_stop_and_precise_messages(repo: Path) -> None:
@@ -339,7 +340,7 @@ def test_a_missing_socket_is_named_and_the_daemon_replaced(
     )
     routed = kroute("route", "retry a failed delivery", cwd=repo)
     assert routed.returncode == 0 and EM in routed.stdout
-    assert eventually(lambda: not client.alive(old))
+    assert eventually(lambda: not wire.alive(old))
     assert client.state(running)[0] == "running"
 
 
@@ -644,7 +645,7 @@ def test_an_idle_daemon_exits(repo: Path) -> None:
     target = started(repo)
     pid = json.loads(target.places.status.read_text())["pid"]
     assert daemon_status(target)["idle_exit_s"] == pytest.approx(1.2)
-    assert eventually(lambda: not client.alive(pid), CONVERGE_SECONDS)
+    assert eventually(lambda: not wire.alive(pid), CONVERGE_SECONDS)
     assert not target.places.status.exists() and not target.places.socket.exists()
     assert "idle" in target.places.log.read_text()
 
@@ -659,8 +660,8 @@ def test_requests_keep_a_daemon_alive_until_it_idles(repo: Path) -> None:
     while time.monotonic() < until:
         assert pointer_ids(target, "retry a failed delivery")
         time.sleep(0.2)
-    assert client.alive(pid)
-    assert eventually(lambda: not client.alive(pid), CONVERGE_SECONDS)
+    assert wire.alive(pid)
+    assert eventually(lambda: not wire.alive(pid), CONVERGE_SECONDS)
 
 
 def test_a_daemon_exits_when_its_root_disappears(repo: Path) -> None:
@@ -668,7 +669,7 @@ def test_a_daemon_exits_when_its_root_disappears(repo: Path) -> None:
     target = started(repo)
     pid = json.loads(target.places.status.read_text())["pid"]
     shutil.rmtree(repo)
-    assert eventually(lambda: not client.alive(pid), CONVERGE_SECONDS)
+    assert eventually(lambda: not wire.alive(pid), CONVERGE_SECONDS)
     assert "root directory is gone" in target.places.log.read_text()
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from router import __version__
-from router.base import protocol
+from router.base import protocol, wire
 from router.core import harness
 from router.logbook import shadow
 from router.serve import client, launcher
@@ -561,7 +561,7 @@ def daemon_process(repo: Path) -> bool:
     """Return whether a daemon process of `repo` lives: serving, or spawned and starting."""
     t = target(repo)
     status = client.read_status(t) or {}
-    return client.alive(int(status.get("pid", 0))) or bool(
+    return wire.alive(int(status.get("pid", 0))) or bool(
         t.places.runtime.is_dir() and launcher.starting(t)
     )
 

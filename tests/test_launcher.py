@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from router.base import protocol
+from router.base import protocol, wire
 from router.serve import client, launcher
 
 from conftest import DEMO, eventually, heavy_imports
@@ -60,7 +60,7 @@ def daemons_of(root: Path) -> list[int]:
         except OSError:
             continue
         daemon = b"router" in args and b"serve" in args and str(root).encode() in args
-        if daemon and client.alive(int(entry.name)):
+        if daemon and wire.alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 

@@ -41,7 +41,8 @@ LIGHT = {
     },
     # the fast path: the package's version and `wire`, nothing more (see test_hook)
     "router.integrations.hook": {"router", "router.base.wire"},
-    "router.core.harness": {"router.core.text"},
+    "router.core.harness": {"router.core.shown", "router.core.text"},
+    "router.core.shown": set(),
     "router.core.text": set(),
     "router.base.protocol": {"router.base.paths", "router.base.wire"},
     "router.base.paths": {"router.base.errors", "router.base.wire"},

@@ -10,18 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import router.core.text
+from router.core.shown import EM_DASH, clean, flat, scrubbed
 from router.core.text import (
-    EM_DASH,
     MIN_TOKEN_CHARS,
     STOPWORDS,
-    clean,
-    flat,
     holds_phrase,
     looks_like_path,
     may_be_path,
     normalize,
     path_readings,
-    scrubbed,
     tokens,
 )
 

@@ -109,10 +109,22 @@ def prepare(path: Path, *, state: Path) -> Path:
     Raises StateError naming the first directory that is not, OSError when one cannot be
     made."""
     owner = os.geteuid()
-    below = path.relative_to(state)
-    for directory in (state / part for part in [below, *below.parents][::-1]):  # state first
-        if not _make(directory):
-            check_private(directory, owner, allowed=wire.READABLE_BITS)
+    # as strings, each directory looked at once: every shadow line a daemon writes comes here
+    top, full = os.fspath(state), os.fspath(path)
+    if full != top and not full.startswith(top.rstrip(os.sep) + os.sep):
+        raise ValueError(f"{path} is not in {state}")
+    directories = [top]  # state first
+    for part in full[len(top) :].split(os.sep):
+        if part:
+            directories.append(os.path.join(directories[-1], part))
+    for directory in directories:
+        try:
+            info = os.lstat(directory)
+        except FileNotFoundError:
+            if _make(Path(directory)):
+                continue
+            info = os.lstat(directory)  # made by a racing process meanwhile
+        _check(directory, info, owner, wire.READABLE_BITS)
     return path
 
 
@@ -156,7 +168,7 @@ def _make(path: Path) -> bool:
     return bool(missing)
 
 
-def _todo(path: Path) -> str:
+def _todo(path: Path | str) -> str:
     return (
         f"Remove it (rm -r {path}), or set XDG_RUNTIME_DIR (sockets) or KROUTE_HOME (logs) "
         "to a directory of your own"
@@ -167,7 +179,16 @@ def check_private(path: Path, uid: int, *, allowed: int = 0) -> None:
     """Return when `path` is a real directory (not a symlink) owned by `uid` with no group or
     other permission beyond the `allowed` bits. Raises FileNotFoundError when it does not
     exist, StateError when it is not private."""
-    info = os.lstat(path)
+    _check(path, os.lstat(path), uid, allowed)
+
+
+def _check(path: Path | str, info: os.stat_result, uid: int, allowed: int) -> None:
+    """Return when `info` (`path`'s lstat) is of a private directory: see `check_private`.
+    Raises StateError when it is not."""
+    mode = info.st_mode
+    loose = stat.S_IMODE(mode) & SHARED_BITS & ~allowed
+    if stat.S_ISDIR(mode) and info.st_uid == uid and not loose:
+        return
     todo = _todo(path)
     if not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a directory"

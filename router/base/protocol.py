@@ -24,6 +24,9 @@ VERSION_HEADER = wire.VERSION_HEADER
 SOURCE_HEADER = wire.SOURCE_HEADER
 TIMEOUT_HEADER = wire.TIMEOUT_HEADER
 HOOK_PREFIX = "/v1/hook/"  # POST /v1/hook/<harness>/<event>: exactly what the hook prints
+# `?config=<digest>` on any request: answer it only when the config in force has this digest
+# (`config.Config.digest`), else 412 `config` (`wire.CONFIG_QUERY`)
+CONFIG_QUERY = wire.CONFIG_QUERY
 START_LOCK_SUFFIX = ".starting"
 SERVING_LOCK_SUFFIX = ".lock"
 

@@ -1,8 +1,9 @@
 """What a client needs to find a repository's daemon and speak to it, as plain strings: the
 config file above a directory, the daemon's key and socket, the request it sends and the
-status of the reply. `paths`, `protocol` and `client` build on these; `kroute-hook`'s fast
-path uses them alone, so this module imports nothing beyond what the interpreter has loaded
-at start (no pathlib, re, socket or json: each costs every prompt milliseconds).
+status of the reply, and whether its process lives. `paths`, `protocol` and `client` build on
+these; `kroute-hook`'s fast path and the CLI's (`router.cli.shortcut`) use them alone, so this
+module imports nothing beyond what the interpreter has loaded at start (no pathlib, re,
+socket or json: each costs every prompt milliseconds).
 """
 
 import os
@@ -40,9 +41,18 @@ ANSWER_MARGIN = 0.05
 # Group and other may read and enter the runtime dir; none but its owner may write in it, or
 # another user could have put a socket or a status file (a pid to signal) there.
 READABLE_BITS = 0o055
+# A request naming the digest of the config file it read (`?config=`) is answered only by a
+# daemon whose config in force has that digest: else 412 (see `service`).
+CONFIG_QUERY = "config"
+STALE_CONFIG = 412
 BACKLOG_POLL = 0.01  # seconds between two connection attempts while the backlog is full
 # AF_UNIX paths are limited to 108 bytes on Linux (104 on macOS); stay well under both.
 MAX_SOCKET_PATH = 100
+POLL = 0.01  # seconds between two looks at a process, where no pidfd tells of its exit
+# Where the platform has it: a process's state, to tell a zombie (and its command line, to
+# tell a daemon: `launcher`).
+PROC = "/proc"
+DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is gone but unreaped
 
 
 def find_config(start: str) -> str | None:
@@ -80,6 +90,11 @@ def socket_dir(env: "Mapping[str, str]", uid: int, name: str) -> str:
     if len(os.path.join(runtime, f"{name}.sock")) > MAX_SOCKET_PATH:
         return f"/tmp/kroute-{uid}"
     return runtime
+
+
+def digest(config: bytes) -> str:
+    """Return the digest of a config file's bytes, as `config.Config.digest` names it."""
+    return sha256(config).hexdigest()[:16]
 
 
 def request(
@@ -137,3 +152,63 @@ def reply(raw: bytes) -> tuple[int, bytes]:
         return int(head.split(b" ", 2)[1]), body
     except IndexError:
         raise ValueError("not an HTTP reply") from None
+
+
+def alive(pid: int) -> bool:
+    """Return whether a process with this pid exists and has not died: a zombie (killed, not
+    yet reaped by its parent) counts as dead."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """Return whether /proc says the process is dead but unreaped (False without /proc)."""
+    try:
+        with open(f"{PROC}/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        return False
+    # "pid (comm) S ...": the command may hold spaces and parentheses, so the state is the
+    # first field after the last ")".
+    fields = text.rpartition(")")[2].split()
+    return bool(fields) and fields[0] in DEAD_STATES
+
+
+def halt(pid: int, signals: "tuple[int | None, ...]", wait: float) -> None:
+    """Send `pid` each signal in turn (None: none, just wait) until it is dead, waiting up to
+    `wait` seconds after each. Returns when it is dead or the signals are spent."""
+    for sig in signals:
+        if sig is not None:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                return
+        if _ended(pid, wait):
+            return
+
+
+def _ended(pid: int, wait: float) -> bool:
+    """Return whether process `pid` is dead, waiting up to `wait` seconds for it: told by a
+    pidfd the moment it exits where the platform has one, else looked at every POLL s."""
+    deadline = time.monotonic() + wait
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # no pidfd here, or the process is gone already
+        fd = -1
+    if fd >= 0:
+        import select  # built in: no import cost to speak of, and only a stop needs it
+
+        try:
+            select.select([fd], [], [], wait)
+        finally:
+            os.close(fd)
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(POLL)
+    return not alive(pid)

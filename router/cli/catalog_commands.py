@@ -28,7 +28,7 @@ from router.cli.group import (
     resolve_config,
     say,
 )
-from router.core import config, diagnostic, render, stray, text
+from router.core import config, diagnostic, shown, stray
 from router.core.config import Config
 from router.filters import intent, relevance
 from router.runtime import nearby, request
@@ -117,8 +117,8 @@ def route(
     if as_json:
         emit_json(document)
     else:
-        shown = text.clean(document["text"], lines=True)  # before the color's own escapes
-        click.echo(render.dim_evidence(shown) if color_wanted() else shown)
+        report = shown.clean(document["text"], lines=True)  # before the color's own escapes
+        click.echo(shown.dim_evidence(report) if color_wanted() else report)
 
 
 def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -> Any:
@@ -207,9 +207,9 @@ def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> 
         )
     else:
         for d in found:
-            where = f"{text.flat(d.path)}:{d.line}" if d.line is not None else text.flat(d.path)
-            say(f"{where}: {d.severity}: {text.flat(d.problem)}")
-        by_kind = ", ".join(f"{text.flat(k)} {n}" for k, n in kinds.items()) or "none"
+            where = f"{shown.flat(d.path)}:{d.line}" if d.line is not None else shown.flat(d.path)
+            say(f"{where}: {d.severity}: {shown.flat(d.problem)}")
+        by_kind = ", ".join(f"{shown.flat(k)} {n}" for k, n in kinds.items()) or "none"
         pages = f"; {_count(cat.pages, 'page')} read into their skill" if cat.pages else ""
         click.echo(
             f"{_count(len(cat.entries), 'entry', 'entries')} ({by_kind}){pages}; "

@@ -14,6 +14,7 @@ import click
 
 from router import __version__
 from router.base.errors import DaemonError, KrouteError
+from router.cli import shortcut
 from router.cli.group import (
     catalog_option,
     config_option,
@@ -34,7 +35,12 @@ from router.serve import client, foreground, launcher, service
 @config_option
 def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
     """Run the daemon in the foreground (logs on stderr)."""
-    sys.exit(foreground.serve(resolve_config(catalog_dir, config_file), os.environ))
+    code = foreground.serve(resolve_config(catalog_dir, config_file), os.environ)
+    # Its files are removed and its log written: the interpreter's teardown of a whole
+    # catalog's objects would only keep `kroute stop`, which waits for the exit, waiting.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _target(catalog_dir: Path | None, config_file: Path | None) -> client.Target:
@@ -108,18 +114,7 @@ def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) ->
     if as_json:
         emit_json(report)
     elif current == "running":
-        loaded = report.get("load") or {}
-        how = (
-            "still loading the catalog"
-            if report.get("phase") == "loading"
-            else f"{report['entries']} entries (loaded from {loaded.get('from', '?')} "
-            f"in {loaded.get('seconds', 0):.1f} s)"
-        )
-        click.echo(
-            f"running: pid {report['pid']}, {how}, "
-            f"{report['routes']} routes served, up {report['uptime_s']:.0f} s\n"
-            f"  root {report['root']}\n  socket {report['socket']}"
-        )
+        click.echo(shortcut.said_running(report))
     else:
         click.echo(f"{current}: {sentence}")
     if not as_json:

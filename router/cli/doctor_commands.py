@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from router.cli.group import emit_json, json_option, main, say
-from router.core import text
+from router.core import shown
 from router.integrations import doctor
 
 
@@ -28,10 +28,10 @@ def doctor_command(as_json: bool) -> None:
     else:
         for check in checks:
             if not check.findings:
-                say(f"ok: {text.flat(check.topic)}: {text.flat(check.holds)}")
+                say(f"ok: {shown.flat(check.topic)}: {shown.flat(check.holds)}")
             for finding in check.findings:
-                say(f"problem: {text.flat(check.topic)}: {text.flat(finding.problem)}")
-                say(f"  fix: {text.flat(finding.fix)}")
+                say(f"problem: {shown.flat(check.topic)}: {shown.flat(finding.problem)}")
+                say(f"  fix: {shown.flat(finding.fix)}")
         click.echo(
             "no problems: the hooks can run here"
             if not problems

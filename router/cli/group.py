@@ -133,9 +133,9 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except KrouteError as error:
-            from router.core import text  # a message may quote catalog text: one line, clean
+            from router.core import shown  # a message may quote catalog text: one line, clean
 
-            raise click.ClickException(text.flat(str(error))) from None
+            raise click.ClickException(shown.flat(str(error))) from None
         except (click.exceptions.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except KeyboardInterrupt:
@@ -271,22 +271,22 @@ def resolve_config(
 
 def emit_json(document: object) -> None:
     """Print a document as sorted, indented JSON, every string in it cleaned of what a
-    terminal or an agent must not be shown (`text.scrubbed`)."""
+    terminal or an agent must not be shown (`shown.scrubbed`)."""
     import orjson
 
-    from router.core import text
+    from router.core import shown
 
     options = orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2
-    click.echo(orjson.dumps(text.scrubbed(document), option=options).decode("utf-8"))
+    click.echo(orjson.dumps(shown.scrubbed(document), option=options).decode("utf-8"))
 
 
 def say(lines: str, *, err: bool = False) -> None:
     """Print text that holds catalog or log text, cleaned of what a terminal or an agent
-    must not be shown (`text.clean`, lines kept): its fields are made `flat` by whoever
+    must not be shown (`shown.clean`, lines kept): its fields are made `flat` by whoever
     builds it, so that no field starts a line of its own."""
-    from router.core import text
+    from router.core import shown
 
-    click.echo(text.clean(lines, lines=True), err=err)
+    click.echo(shown.clean(lines, lines=True), err=err)
 
 
 def color_wanted() -> bool:

@@ -21,7 +21,7 @@ from router.cli.group import (
     resolve_config,
     say,
 )
-from router.core import text
+from router.core import shown
 from router.logbook import follow, logfile, opened, page, review, shadow
 from router.runtime.engine import Engine
 from router.serve import service
@@ -91,10 +91,10 @@ def shadow_tail(
         return
     for r in records:
         pointers = ", ".join(p["id"] for p in r.get("pointers") or []) or r.get("skip") or "silent"
-        task = text.flat(str(r.get("task", "")))[:60]
+        task = shown.flat(str(r.get("task", "")))[:60]
         say(
-            f"{text.flat(str(r['at']))}  {text.flat(str(r['source'])):<26} {task!r} -> "
-            f"{text.flat(str(pointers))}"
+            f"{shown.flat(str(r['at']))}  {shown.flat(str(r['source'])):<26} {task!r} -> "
+            f"{shown.flat(str(pointers))}"
         )
 
 
@@ -176,8 +176,8 @@ def shadow_diff(
         say(f"\n{review.AXES[name][2].lower()} with routes, the last routed last:")
         for value in values:
             say(
-                f"  {text.flat(value['value'])}  {value['routes']} routes, "
-                f"{text.flat(str(value['first']))} to {text.flat(str(value['last']))}"
+                f"  {shown.flat(value['value'])}  {value['routes']} routes, "
+                f"{shown.flat(str(value['first']))} to {shown.flat(str(value['last']))}"
             )
 
 

@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from router.core.text import EM_DASH, flat, looks_like_path, may_be_path, path_readings
+from router.core.shown import EM_DASH, EVIDENCE_INDENT, flat
+from router.core.text import looks_like_path, may_be_path, path_readings
 
 MAX_OUTPUT = 8000  # Claude Code caps injected hook output at 10,000 characters
 POINTER_INDENT = "  "  # render.POINTER_INDENT (render imports too much for the hook client)
-EVIDENCE_INDENT = "    "  # render.EVIDENCE_INDENT: what tells an evidence line from the rest
 CUT_NOTE = POINTER_INDENT + "(more pointers cut to keep this short)"
 ELLIPSIS = "\u2026"
 # Room for each part of a line once a report is too long to print whole. Long summaries are

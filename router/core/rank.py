@@ -6,6 +6,8 @@ reached it and in which field (or body section) each one did.
 
 from __future__ import annotations
 
+import functools
+import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -196,9 +198,15 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
     function = term.FUNCTION_WORDS
     stems_of: list[set[str]] = []
     only_parts: list[set[str]] = []  # held only inside a code identifier: less than its tier
+    probe_of = _probes(frozenset(wanted))
+    # a word folding onto a stem starts with its probe: only those are stemmed
+    starts = tuple(set(probe_of.values()))
     for f in fields:
-        held = {stem(x) for x in f.tokens if x not in function} & wanted
-        inside = {stem(x) for x in f.parts.split() if x not in function} & wanted - held
+        held = {stem(x) for x in f.tokens if x.startswith(starts) and x not in function}
+        held &= wanted
+        inside = {stem(x) for x in f.parts.split() if x.startswith(starts) and x not in function}
+        inside &= wanted
+        inside -= held
         stems_of.append(held | inside)
         only_parts.append(inside)
     found = set().union(*stems_of)
@@ -212,22 +220,37 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
         # by word only when its letters hold one of those stems' probes (a C-level search:
         # most sections of a long body hold none); a section's heading counts as its words
         # (the ranker indexes it so)
-        todo = {s: term.probe(s) for s in wanted - found}
+        # A stem the entry's postings lack is in no section either (they are read from the
+        # same words), and is not looked for: most of a shown entry's body then goes unread.
+        # Only the stems of words the index drops (stopwords, one character) may be in a
+        # section and not in the postings.
+        todo = {
+            s: probe_of[s]
+            for s in wanted - found
+            if s in _UNPOSTED or len(s) == 1 or holds(index, slot, s)
+        }
         for section in indexed.entry.body:
+            if not todo:
+                break
             raw = section_words(section)
             probes = tuple(todo.values())
+            lower = None
             if raw.isascii():  # lowercasing a part alone can differ elsewhere (final sigma)
                 lower = raw.lower()
                 if not any(p in lower for p in probes):
                     continue
             normal = text.normalize(raw)
-            # a word folding onto a stem starts with its probe: only those are stemmed
-            held = {
-                x
-                for x in (*normal.split(), *term.parts(raw).split())
-                if x.startswith(probes) and x not in function
-            }
+            # a word folding onto a stem starts with its probe: only those are stemmed, and
+            # they are found by one search of the section's words, not a loop over them
+            held = set(_starting(probes).findall(f" {normal}")) - function
             reached = {stem(x) for x in held} & todo.keys()
+            # the words inside its identifiers and its code forms (`term.parts`, a dozen
+            # searches of the section) only for the stems its words did not reach, and
+            # only when the section's letters hold one of their probes
+            left = tuple(p for s, p in todo.items() if s not in reached)
+            if left and (lower is None or any(p in lower for p in left)):
+                held = set(_starting(left).findall(f" {term.parts(raw)}")) - function
+                reached |= {stem(x) for x in held} & todo.keys()
             if reached:
                 fields.append(Field(BODY, "body", normal, (), None, section.label))
                 stems_of.append(reached)
@@ -260,6 +283,25 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
         tuple(sorted(tiers, key=lambda p: order[p[0]])),
         tuple(n.id for n in indexed.entry.notes if n.id in noted),
     )
+
+
+# the stems of the words the index drops however often a body says them (`term.read`)
+_UNPOSTED = frozenset(term.stem(word) for word in text.STOPWORDS)
+
+
+@functools.lru_cache(maxsize=1024)
+def _probes(stems: frozenset[str]) -> dict[str, str]:
+    """Return each stem's probe (`term.probe`): a route's pointers all ask for the same."""
+    return {s: term.probe(s) for s in stems}
+
+
+@functools.lru_cache(maxsize=4096)
+def _starting(probes: tuple[str, ...]) -> re.Pattern[str]:
+    """Return the pattern finding, in a text of space-separated words opened by a space, the
+    words that start with one of `probes` (each whole, as `str.split` cuts them). Opening
+    with a space, it is tried at the spaces alone."""
+    either = "|".join(re.escape(p) for p in sorted(probes, key=len, reverse=True))
+    return re.compile(rf" ((?:{either})\S*)")
 
 
 def _tier_of(label: str, fields: Sequence[Field]) -> int:

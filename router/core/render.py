@@ -6,17 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from router.core import score, text
+from router.core import score
 from router.core.entry import Entry
 from router.core.pointer import Pointer
 from router.core.route import SILENCE, Route
-from router.core.text import flat
+from router.core.shown import EM_DASH, EVIDENCE_INDENT, dim_evidence, flat
 
 SCHEMA = "kroute.route/1"
-EM_DASH = text.EM_DASH  # consumers select pointer lines by this character: nowhere else
 POINTER_INDENT = "  "
-EVIDENCE_INDENT = "    "
-DIM, RESET = "\x1b[2m", "\x1b[0m"
 CLAIM_CEILING = (
     "A lexical, field-weighted ranking of catalog metadata (structured routing fields over "
     "free text): not embedding search, and no claim that a row answers the problem."
@@ -96,15 +93,6 @@ def silence_sentence(route: Route) -> str:
     if route.silence == "no_document_reached" and route.lacking:
         says += " No entry holds " + ", ".join(f"`{flat(w)}`" for w in route.lacking) + "."
     return says
-
-
-def dim_evidence(report: str) -> str:
-    """Return a text report with its evidence lines dimmed (for a terminal); it also serves
-    a report that came back from the daemon as plain text."""
-    return "\n".join(
-        f"{DIM}{line}{RESET}" if line.startswith(EVIDENCE_INDENT) and EM_DASH not in line else line
-        for line in report.split("\n")
-    )
 
 
 def pointer_json(pointer: Pointer) -> dict[str, Any]:

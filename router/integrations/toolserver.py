@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from router import __version__
 from router.base.errors import DaemonError, KrouteError, RequestError
-from router.core import text
+from router.core import shown
 from router.core.config import Config
 from router.serve import client, launcher
 
@@ -197,9 +197,9 @@ class Tools:
     def ask(self, endpoint: str, body: Mapping[str, Any]) -> Any:
         """Return the answer of POST `endpoint`: the daemon's, or the in-process one when no
         daemon can be had, every string in it cleaned of what an agent must not be shown
-        (`text.scrubbed`). Raises Unavailable when this kroute has no such endpoint,
+        (`shown.scrubbed`). Raises Unavailable when this kroute has no such endpoint,
         RequestError for a bad request, KrouteError when neither way can answer."""
-        return text.scrubbed(self._answer(endpoint, body))
+        return shown.scrubbed(self._answer(endpoint, body))
 
     def _answer(self, endpoint: str, body: Mapping[str, Any]) -> Any:
         body = {k: v for k, v in body.items() if v is not None}
@@ -286,7 +286,7 @@ def checked(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
     for name in arguments:
         if name not in known:
             raise RequestError(
-                f"`{spec.name}` takes no argument `{text.flat(str(name))}`",
+                f"`{spec.name}` takes no argument `{shown.flat(str(name))}`",
                 f"Its arguments are {listed}",
             )
     given = {k: v for k, v in arguments.items() if v is not None}
@@ -313,10 +313,10 @@ def _check(spec: ToolSpec, argument: Argument, value: Any) -> None:
         fits = isinstance(value, int) and not isinstance(value, bool) and value >= 1
         wanted = "a whole number of at least 1"
     if not fits:
-        shown = text.flat(json.dumps(value, ensure_ascii=False))
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        given = shown.flat(json.dumps(value, ensure_ascii=False))
+        given = given if len(given) <= 60 else given[:57] + "..."
         raise RequestError(
-            f"`{argument.name}` of `{spec.name}` is {shown}",
+            f"`{argument.name}` of `{spec.name}` is {given}",
             f"Send {wanted}: {_lowered(argument.says)}",
         )
 
@@ -339,11 +339,11 @@ def governing_text(path: str, document: Mapping[str, Any], root: Path) -> str:
     """Return what governs a file, in words: the route's report, or which file none does."""
     if document.get("pointers"):
         return document_text(document)
-    shown = text.flat(path)
+    named = shown.flat(path)
     absolute = Path(path)
     if absolute.is_absolute() and not absolute.resolve().is_relative_to(root):
-        return f"{shown} is outside the repository ({root}), so no catalog document governs it."
-    return f"No catalog document governs {shown}."
+        return f"{named} is outside the repository ({root}), so no catalog document governs it."
+    return f"No catalog document governs {named}."
 
 
 def explain_text(document: Mapping[str, Any]) -> str:
@@ -356,9 +356,9 @@ def explain_text(document: Mapping[str, Any]) -> str:
     for row in rows:
         shares = row.get("match_breakdown") or {}
         parts = ", ".join(f"{tier} {score:g}" for tier, score in shares.items() if score)
-        name = text.flat(str(row.get("display_name") or ""))
+        name = shown.flat(str(row.get("display_name") or ""))
         lines.append(
-            f"  {text.flat(str(row.get('slug')))}: {row.get('score', 0):g} ({parts}) {name}"
+            f"  {shown.flat(str(row.get('slug')))}: {row.get('score', 0):g} ({parts}) {name}"
         )
     return "\n".join(lines)
 
@@ -367,12 +367,12 @@ def catalog_text(document: Mapping[str, Any], kind: str | None) -> str:
     """Return the catalog listing as one line per entry: path, kind, id and title."""
     entries = document.get("entries") or []
     head = f"{len(entries)} entr{'y' if len(entries) == 1 else 'ies'}"
-    lines = [head + (f" of kind {text.flat(kind)}:" if kind else ":")]
+    lines = [head + (f" of kind {shown.flat(kind)}:" if kind else ":")]
     for e in entries:
-        title = text.flat(str(e.get("title") or ""))
+        title = shown.flat(str(e.get("title") or ""))
         lines.append(
-            f"  {text.flat(str(e.get('path')))} [{text.flat(str(e.get('kind')))}] "
-            f"{text.flat(str(e.get('id')))}: {title}".rstrip(": ")
+            f"  {shown.flat(str(e.get('path')))} [{shown.flat(str(e.get('kind')))}] "
+            f"{shown.flat(str(e.get('id')))}: {title}".rstrip(": ")
         )
     return "\n".join(lines)
 
@@ -438,10 +438,10 @@ def build(tools: Tools) -> Server[Any]:
             result = await anyio.to_thread.run_sync(tools.call, params.name, arguments)
         except KrouteError as error:
             # a failure we foresaw is the model's to read: one sentence, what to do instead
-            said = types.TextContent(type="text", text=f"Error: {text.flat(str(error))}")
+            said = types.TextContent(type="text", text=f"Error: {shown.flat(str(error))}")
             return types.CallToolResult(content=[said], is_error=True)
-        shown = types.TextContent(type="text", text=text.clean(result.text, lines=True))
-        return types.CallToolResult(content=[shown], structured_content=result.data)
+        answer = types.TextContent(type="text", text=shown.clean(result.text, lines=True))
+        return types.CallToolResult(content=[answer], structured_content=result.data)
 
     return Server(
         SERVER_NAME,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from router.core.text import flat
+from router.core.shown import flat
 
 LATENCY_STEPS = (1, 2, 5)  # histogram edges 1, 2, 5, 10, 20, 50 ... microseconds
 CHART_W, CHART_H = 560, 240

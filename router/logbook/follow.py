@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from router.core.text import flat
+from router.core.shown import flat
 from router.logbook.report import percent, table
 from router.logbook.review import catalog_order, version_key
 from router.logbook.shadow import RATE_DIGITS, SKIPPED, Record

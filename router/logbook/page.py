@@ -4,7 +4,7 @@ Pure: `report` takes the route records and the reads (`router.logbook.opened`) a
 the page; it reads nothing else and is the same for the same records. The page holds inline
 CSS and SVG only: no script, font, image or link out (its policy forbids loading anything).
 Every string that came from the log (a task, an id, a path, a version) is flattened by the
-one sanitizer (`text.flat`) and escaped, and the whole page is cleaned once more.
+one sanitizer (`shown.flat`) and escaped, and the whole page is cleaned once more.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from html import escape
 from typing import Any
 
-from router.core import text
+from router.core import shown
 from router.logbook import chart, follow, review
 from router.logbook.report import MEANING_SHOWN, STATS_HEAD, named, number, percent, stat_cells
 from router.logbook.shadow import SKIPPED, Record, tail
@@ -92,7 +92,7 @@ def report(records: Iterable[Record], opens: Iterable[Record], title: str) -> st
         "</body></html>",
     ]
     # escaped, and cleaned: a control or bidi character in a logged string is not markup
-    return text.clean("\n".join(parts) + "\n", lines=True)
+    return shown.clean("\n".join(parts) + "\n", lines=True)
 
 
 def _comparisons(records: list[Record]) -> list[tuple[str, Mapping[str, Any]]]:
@@ -127,7 +127,7 @@ def _html_table(head: Sequence[str], rows: Sequence[Sequence[str]], columns: str
 
 
 def _stats_table(groups: Sequence[tuple[str, Mapping[str, Any]]], head: Sequence[str]) -> str:
-    return _html_table(head, [[escape(c) for c in stat_cells(text.flat(n), g)] for n, g in groups])
+    return _html_table(head, [[escape(c) for c in stat_cells(shown.flat(n), g)] for n, g in groups])
 
 
 def _comparison_table(comparisons: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
@@ -243,7 +243,7 @@ def _silent(records: Sequence[Record]) -> str:
     rows = []
     for times, r in newest[:SILENT_ROWS]:
         silence = r["silence"]
-        lacking = ", ".join(text.flat(str(w)) for w in silence.get("lacking") or [])
+        lacking = ", ".join(shown.flat(str(w)) for w in silence.get("lacking") or [])
         cells = [r.get("at"), times, r.get("engine_version"), r.get("task"), silence.get("reason")]
         rows.append([_cell(c, TASK_CELL) for c in cells] + [escape(lacking)])
     head = ["last", "times", "engine", "prompt", "why", "words no entry held"]
@@ -314,7 +314,7 @@ def _offers_table(
     if not names:
         return f'<p class="muted">No {escape(label)} was offered.</p>'
     rows = [[_cell(n)] + [str(g[key].get(n, 0)) for g in groups] for n in names]
-    return _html_table([label, *(text.flat(v) for v in versions)], rows)
+    return _html_table([label, *(shown.flat(v) for v in versions)], rows)
 
 
 def _latest_table(latest: Sequence[Mapping[str, Any]]) -> str:
@@ -336,10 +336,10 @@ def _label(value: str, plural: str) -> str:
 
 def _cell(value: object, limit: int | None = None) -> str:
     """Return a logged value as a table cell: flattened, cut to `limit`, escaped."""
-    shown = text.flat(str(value))
-    if limit is not None and len(shown) > limit:
-        shown = shown[: limit - 3] + "..."
-    return escape(shown)
+    cell = shown.flat(str(value))
+    if limit is not None and len(cell) > limit:
+        cell = cell[: limit - 3] + "..."
+    return escape(cell)
 
 
 def _count(n: int, noun: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from router.core import text
+from router.core import shown
 
 STATS_HEAD = (
     *("engine", "records", "routes", "silence", "injected", "skipped", "ptr/route"),
@@ -151,7 +151,7 @@ def _counts(counts: Mapping[str, int]) -> str:
 
 
 def _flat(value: object) -> str:
-    return text.flat(str(value))
+    return shown.flat(str(value))
 
 
 def cut(text: object, limit: int = TASK_CHARS) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from router.core.text import flat
+from router.core.shown import flat
 from router.logbook import shadow
 from router.logbook.report import diff_text as diff_text
 from router.logbook.report import replay_text as replay_text

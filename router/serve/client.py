@@ -8,7 +8,6 @@ in milliseconds. HTTP/1.1 over the Unix socket, one request per connection.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import os
 import socket
@@ -28,12 +27,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-POLL = 0.01  # seconds between two looks at a socket or a process (`launcher`'s too)
+POLL = wire.POLL  # seconds between two looks at a socket or a process (`launcher`'s too)
 PROBE_TIMEOUT = 0.5  # seconds `state` waits for the socket to take a connection
-# Where the platform has it: a process's state, to tell a zombie (and its command line, to
-# tell a daemon: `launcher`).
-PROC = Path("/proc")
-DEAD_STATES = frozenset("ZX")  # /proc/<pid>/stat states of a process that is gone but unreaped
+PROC = Path(wire.PROC)  # a process's command line, to tell a daemon (`launcher`)
 READABLE_BITS = wire.READABLE_BITS  # what the runtime dir may grant group and other
 PEERCRED_FORMAT = "3i"  # struct ucred: pid, uid, gid
 
@@ -117,30 +113,6 @@ def check_runtime(t: Target) -> None:
         paths.check_private(t.places.runtime, os.geteuid(), allowed=READABLE_BITS)
 
 
-def alive(pid: int) -> bool:
-    """Return whether a process with this pid exists and has not died: a zombie (killed, not
-    yet reaped by its parent) counts as dead."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except OSError as error:
-        return error.errno == errno.EPERM
-    return not _zombie(pid)
-
-
-def _zombie(pid: int) -> bool:
-    """Return whether /proc says the process is dead but unreaped (False without /proc)."""
-    try:
-        text = (PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    # "pid (comm) S ...": the command may hold spaces and parentheses, so the state is the
-    # first field after the last ")".
-    fields = text.rpartition(")")[2].split()
-    return bool(fields) and fields[0] in DEAD_STATES
-
-
 def answers(t: Target) -> bool:
     """Return whether the target's socket takes a connection (nothing is sent). Raises
     DaemonError when the socket or its directory is not the user's own."""
@@ -166,7 +138,7 @@ def state(t: Target, version: str = __version__) -> tuple[str, str]:
             return "died", f"a socket is left at {t.places.socket} but no status file"
         return "not-running", f"no daemon is running for {t.root}"
     pid = int(status.get("pid", 0))
-    if not alive(pid):
+    if not wire.alive(pid):
         return "died", f"the daemon (pid {pid}) died without cleaning up"
     if not t.places.socket.exists():
         return "socket-missing", f"the daemon (pid {pid}) is alive but its socket is missing"

@@ -42,9 +42,24 @@ WATCH_READY_SECONDS = 5.0
 KEEPER_SECONDS = 0.2
 # What a daemon still loading its catalog answers; everything else gets 503 `loading`.
 LOADING_ANSWERS = frozenset({"/v1/status", "/v1/shutdown"})
-# Requests answered without the request lock: they touch no session or count of the app, and
-# read the engine once, so they answer at once while a route runs or an update is made.
-UNLOCKED = frozenset({"/v1/status", "/v1/diagnostics", "/v1/reload", "/v1/shutdown"})
+# Requests answered without the request lock: they touch no session (the app counts routes
+# under a lock of its own) and read the engine once, so they answer at once while another
+# route runs or an update is made, and routes are parsed, scored and rendered side by side.
+# A hook event keeps to the lock: it reads and writes what its session was shown.
+UNLOCKED = frozenset(
+    {
+        "/v1/status",
+        "/v1/diagnostics",
+        "/v1/reload",
+        "/v1/shutdown",
+        "/v1/route",
+        "/v1/explain",
+        "/v1/intent",
+        "/v1/matrix/relevance",
+        "/v1/why-not",
+        "/v1/catalog",
+    }
+)
 
 
 class Service:
@@ -249,7 +264,8 @@ class Service:
         }
 
     def shutdown(self) -> dict[str, Any]:
-        self.stop.set()
+        """Return the answer to a shutdown: the server stops once it has sent it (which
+        sets `stop`), so that the client reads it before the process exits."""
         return {"stopping": True}
 
     # -- catalog changes ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from router import __version__
-from router.base import paths, protocol
+from router.base import paths, protocol, wire
 from router.base.errors import DaemonError, RequestError
 from router.serve import client
 from router.serve.client import Target
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     # Imported where they are used: subprocess (and locale, threading with it) and signal
     # cost some 4 ms, which a hook that starts no daemon (its slow path imports this
     # module) need not pay.
-    import signal
     import subprocess
     from typing import Any
 
@@ -97,7 +96,7 @@ def starting(t: Target) -> list[int]:
             pid = int(lock.read_text(encoding="utf-8").strip())
         except (OSError, ValueError):
             pid = 0
-        if client.alive(pid) and _serves_soon(pid, t.root):
+        if wire.alive(pid) and _serves_soon(pid, t.root):
             pids.append(pid)
         else:
             with contextlib.suppress(FileNotFoundError):
@@ -110,7 +109,7 @@ def _serves_soon(pid: int, root: Path) -> bool:
     the daemon: between its fork and its exec, /proc shows the spawner's command line."""
     deadline = time.monotonic() + EXEC_WAIT
     while not _serves(pid, root):
-        if time.monotonic() >= deadline or not client.alive(pid):
+        if time.monotonic() >= deadline or not wire.alive(pid):
             return False
         time.sleep(client.POLL)
     return True
@@ -287,35 +286,19 @@ def stop(t: Target, *, wait: float = STOP_WAIT) -> bool:
     early = starting(t)
     status = client.read_status(t)
     pid = int(status.get("pid", 0)) if status else 0
-    running = client.alive(pid)
+    running = wire.alive(pid)
     if running:
         with contextlib.suppress(DaemonError):
             version = str(status and status.get("version"))
             client.call(t, "POST", "/v1/shutdown", timeout=1.0, version=version)
-        _halt(pid, (None, signal.SIGTERM, signal.SIGKILL), wait)
+        wire.halt(pid, (None, signal.SIGTERM, signal.SIGKILL), wait)
     for other in early:
         if other != pid:
             # Still loading, it listens to nothing yet: its signal handlers come later.
-            _halt(other, (signal.SIGTERM, signal.SIGKILL), wait)
+            wire.halt(other, (signal.SIGTERM, signal.SIGKILL), wait)
             drop_start_lock(t.places, other)
     client.clean(t)
     return running or bool(early)
-
-
-def _halt(pid: int, signals: tuple[signal.Signals | None, ...], wait: float) -> None:
-    """Send `pid` each signal in turn (None: none, just wait) until it is dead, waiting up to
-    `wait` seconds after each. Returns when it is dead or the signals are spent."""
-    for sig in signals:
-        if sig is not None:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                return
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline and client.alive(pid):
-            time.sleep(client.POLL)
-        if not client.alive(pid):
-            return
 
 
 def ensure(t: Target, env: Mapping[str, str], version: str = __version__) -> bool:

@@ -17,6 +17,7 @@ import contextlib
 import io
 import math
 import os
+import selectors
 import socket
 import socketserver
 import struct
@@ -176,8 +177,9 @@ class Handler(BaseHTTPRequestHandler):
         arrived = time.monotonic()  # the client's timeout counts from here
         service = self.server.service
         path = self.path
+        stopping = path.partition("?")[0] == "/v1/shutdown"
         client_version = self.headers.get(VERSION_HEADER)
-        if client_version and client_version != service.version and path != "/v1/shutdown":
+        if client_version and client_version != service.version and not stopping:
             self._answer(
                 409,
                 error("restart", f"daemon version {service.version}, client {client_version}"),
@@ -223,7 +225,7 @@ class Handler(BaseHTTPRequestHandler):
         # waits for another's line).
         service.after()
         self._answer(status, document, elapsed)
-        if path == "/v1/shutdown" and status == 200:
+        if stopping and status == 200:
             threading.Thread(target=self.server.shutdown, daemon=True).start()
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
@@ -239,7 +241,45 @@ class Server(socketserver.ThreadingUnixStreamServer):
         self.slots = threading.BoundedSemaphore(MAX_HANDLERS)
         self.waiting: dict[Arrival, None] = {}  # connections reading a request, oldest first
         self.waiting_lock = threading.Lock()
+        # `shutdown` wakes `serve_forever` through this pipe at once, not at its next poll:
+        # `kroute stop` waits for the daemon's exit
+        self.stopping = threading.Event()
+        self.stopped = threading.Event()
+        self.wake_read, self.wake_write = os.pipe()
         super().__init__(address, Handler)
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """Answer connections until `shutdown` is called (socketserver's loop, woken by
+        `shutdown` at once)."""
+        self.stopped.clear()
+        try:
+            with selectors.PollSelector() as selector:
+                selector.register(self, selectors.EVENT_READ)
+                selector.register(self.wake_read, selectors.EVENT_READ)
+                while not self.stopping.is_set():
+                    ready = selector.select(poll_interval)
+                    if self.stopping.is_set():
+                        break
+                    if any(key.fileobj is self for key, _ in ready):
+                        self._handle_request_noblock()  # type: ignore[attr-defined]
+                    self.service_actions()
+        finally:
+            self.stopping.clear()
+            self.stopped.set()
+
+    def shutdown(self) -> None:
+        """Stop `serve_forever` and wait until it has returned (call it from another
+        thread)."""
+        self.stopping.set()
+        with contextlib.suppress(OSError):
+            os.write(self.wake_write, b"x")
+        self.stopped.wait()
+
+    def server_close(self) -> None:
+        super().server_close()
+        for fd in (self.wake_read, self.wake_write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """Answer the connection on a thread of its own once one of MAX_HANDLERS is free,

@@ -10,6 +10,7 @@ reload, a shutdown) it lends as a `Control`.
 from __future__ import annotations
 
 import os
+import threading
 import time
 import traceback
 import urllib.parse
@@ -71,6 +72,7 @@ class Call:
 
 
 Endpoint = Callable[["App", bytes, Call], Any]
+CONFIG_QUERY = protocol.CONFIG_QUERY
 
 
 def error_document(code: str, message: str) -> dict[str, Any]:
@@ -89,6 +91,7 @@ class App:
         self.recorder = recorder
         self.control = control
         self.routes = 0  # routes and hook events answered
+        self.counting = threading.Lock()  # routes are answered side by side (`daemon`)
         # What each session was already shown. Only a daemon's app lives long enough to
         # remember: the slow path's app answers one hook and is gone, so it repeats pointers.
         self.sessions = session.Sessions()
@@ -109,6 +112,7 @@ class App:
                 allowed = ", ".join(sorted(method_table))
                 raise Refusal(405, "method_not_allowed", f"{path} takes {allowed}")
             call = Call(path, source, urllib.parse.parse_qs(query))
+            _check_config(call, self.engine.config)
             return Answer(200, handler(self, body, call))
         except Refusal as refusal:
             return Answer(refusal.status, error_document(refusal.code, refusal.message))
@@ -128,12 +132,14 @@ class App:
         """Return the route document of a request: silence with reason `deadline` when the
         request's time ran out or its client hung up first (`expiry.current`)."""
         began = time.perf_counter()
+        engine = self.engine  # read once: the daemon may swap in the next one meanwhile
         raw = request.members(request.decode(body))
-        document = self.engine.route(request.route(raw, self.engine.config), expiry.current())
-        self.routes += 1
+        document = engine.route(request.route(raw, engine.config), expiry.current())
+        with self.counting:
+            self.routes += 1
         if self.recorder is not None:
             self.recorder.write(
-                self.engine,
+                engine,
                 source=call.source,
                 task=str(raw.get("task", "")),
                 request=request.logged(raw),
@@ -161,7 +167,8 @@ class App:
         )
         if mode == "off":
             return ""
-        self.routes += 1
+        with self.counting:
+            self.routes += 1
         try:
             payload = harness.decode(body)
             if opening.observes(name, event):
@@ -255,9 +262,10 @@ class App:
     def why_not(self, body: bytes, _call: Call) -> dict[str, Any]:
         """Return why an entry was or was not offered for a route request (not logged: it
         is no route emitted). An entry the catalog lacks is a 404."""
-        ask = request.why_not(request.decode(body), self.engine.config)
+        engine = self.engine  # read once: the daemon may swap in the next one meanwhile
+        ask = request.why_not(request.decode(body), engine.config)
         try:
-            return self.engine.why_not(ask)
+            return engine.why_not(ask)
         except whynot.UnknownEntry as error:
             raise Refusal(404, "unknown_entry", str(error)) from None
 
@@ -301,6 +309,17 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
         for event in events
     },
 }
+
+
+def _check_config(call: Call, cfg: config.Config) -> None:
+    """Return when the request names no config digest (`?config=`), or the one in force.
+    Raises Refusal 412 `config` otherwise: the client read a config file (the CLI's fast path,
+    `router.cli.shortcut`) that is not the one this catalog was loaded with (edited since, or
+    invalid and not taken up), so it answers through the full command line instead, which
+    reads and checks the file itself."""
+    named = call.query.get(CONFIG_QUERY)
+    if named is not None and named != [cfg.digest]:
+        raise Refusal(412, "config", f"the config in force is {cfg.digest}, not {', '.join(named)}")
 
 
 def _unknown(path: str) -> str:
