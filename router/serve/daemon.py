@@ -150,15 +150,6 @@ class Service:
             if self.loaded is not None and self.loaded.worth_keeping(self.snapshot_after):
                 self.snapshot_note = loader.keep(self.loaded, self.snapshot)
                 print(f"{timestamp()} {self.snapshot_note}", file=sys.stderr, flush=True)
-                # Loaded cold: serve from the snapshot just written, as a restart would, so
-                # that the bodies and postings are mapped, not held (`loader.mapped`).
-                remapped = loader.mapped(self.loaded, self.snapshot, self.version)
-                if remapped is not self.loaded:
-                    with self.lock:
-                        self.engine = remapped.engine
-                    self.loaded = remapped
-                    del remapped
-                    loader.release()
         finally:
             self.settled.set()
             self.vectors.want()
