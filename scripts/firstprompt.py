@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from router.base import wire
 from router.core import harness
 from router.serve import client, launcher
 
@@ -115,7 +116,7 @@ def daemon_lives(target: client.Target) -> bool:
     """Return whether a daemon process of the target lives: serving, or spawned and still
     starting."""
     status = client.read_status(target) or {}
-    if client.alive(int(status.get("pid", 0))):
+    if wire.alive(int(status.get("pid", 0))):
         return True
     return target.places.runtime.is_dir() and bool(launcher.starting(target))
 
