@@ -184,6 +184,8 @@ def test_no_channel_carries_a_hidden_character_or_a_forged_line(
     clean_json(json.loads(cli("shadow", "tail", "--json")))
     clean_lines(cli("shadow", "documents"))
     clean_lines(cli("shadow", "stats"))
+    clean_lines(cli("shadow", "misses"))
+    clean_json(json.loads(cli("shadow", "misses", "--json")))
     page = tmp_path / "report.html"
     cli("shadow", "report", "--html", str(page))
     assert forbidden(page.read_text(encoding="utf-8"), "\n\t") == []
