@@ -146,6 +146,14 @@ def test_a_shim_that_is_not_executable(repo: Path, home: Path) -> None:
     )
 
 
+def test_a_shim_that_is_missing(repo: Path, home: Path) -> None:
+    install(repo, home, "claude")
+    shim = repo / ".claude" / "hooks" / "kroute" / "claude" / "user-prompt-submit"
+    shim.unlink()
+    found = " ".join(p.split(": ", 1)[1] for p in problems(doctor(repo, home)))
+    assert f"the hook shim {shim} is missing | Run kroute install claude --project again" in found
+
+
 def test_hooks_another_version_installed(repo: Path, home: Path) -> None:
     install(repo, home, "claude")
     settings = repo / ".claude" / "settings.json"

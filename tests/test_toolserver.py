@@ -208,6 +208,10 @@ def test_governing_says_which_file_nothing_governs(repo: Path) -> None:
         f"/etc/x.go is outside the repository ({repo}), so no catalog document governs it."
     )
     assert outside.structured_content["pointers"] == []
+    assert ungoverned.structured_content["silence"] == {
+        "reason": "not_governed",
+        "says": "No catalog document governs README.md.",
+    }
 
 
 @needs_sdk

@@ -78,7 +78,10 @@ def check(
     if hook_bin is None:
         findings.append(_missing(installed, env))
     for shim in installed.shims:
-        if not (shim.is_file() and os.access(shim, os.X_OK)):
+        if not shim.is_file():
+            again = f"kroute install {installed.harness} --{installed.scope}"
+            findings.append(Finding(f"the hook shim {shim} is missing", f"Run {again} again"))
+        elif not os.access(shim, os.X_OK):
             findings.append(Finding(f"the hook shim {shim} is not executable", f"chmod +x {shim}"))
     if hook_bin is not None and target is not None:
         findings += startable(hook_bin, target)

@@ -43,6 +43,7 @@ DAEMON_RETRY = 30.0
 # a larger one is refused before it is sent, with what to send instead.
 MAX_BODY = 1024 * 1024
 ROUTE_KEYS = ("task", "status", "silence", "anchors", "pointers", "withheld")
+NOT_GOVERNED = "not_governed"  # the silence of `governing` on a file no document governs
 # The explain record's tiers, highest first, as its `match_breakdown` names them.
 EXPLAIN_TIERS = ("structured", "family_text", "open_first", "notes", "body")
 INSTRUCTIONS = (
@@ -254,8 +255,14 @@ class Tools:
 
     def governing(self, path: str) -> dict[str, Any]:
         """Return the documents that govern a file: a route anchored on it alone, with an
-        empty task, so nothing but the path decides."""
-        return self.route("", [path])
+        empty task, so nothing but the path decides. When none does, its silence says so
+        (reason `not_governed`), not that the empty task has no term."""
+        document = self.route("", [path])
+        if not document.get("pointers"):
+            says = governing_text(path, document, self.cfg.root)
+            document = {**document, "silence": {"reason": NOT_GOVERNED, "says": says}}
+            document["text"] = says
+        return document
 
     def catalog(self, kind: str | None = None) -> dict[str, Any]:
         """Return the catalog's entries (id, path, kind, title, summary), of one kind when
@@ -337,7 +344,7 @@ def document_text(document: Mapping[str, Any]) -> str:
 
 def governing_text(path: str, document: Mapping[str, Any], root: Path) -> str:
     """Return what governs a file, in words: the route's report, or which file none does."""
-    if document.get("pointers"):
+    if document.get("pointers") or document.get("silence", {}).get("reason") == NOT_GOVERNED:
         return document_text(document)
     named = shown.flat(path)
     absolute = Path(path)
