@@ -1479,7 +1479,7 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
         slow.append(timed(hook_bin, data, env, root))
     settle(target)  # the slow path starts a daemon in the background: let it come up first
     launcher.stop(target)
-    launcher.start(target, env)
+    launcher.ensure(target, env)  # a daemon the slow path started may come up meanwhile
     baked = {**env, "KROUTE_SOCKET": str(target.places.socket)}
     # Each round times every command once, in turn, so that the machine's drift falls on
     # all of them alike and their ratios hold.
@@ -1506,7 +1506,7 @@ def bench_hooks(workdir: Path, runs: int = 30) -> str:
                 times[name].append(command())
         if user_hook is not None:  # `kroute stop` ends the daemon: one started for each
             for _ in range(max(5, runs // 3)):
-                launcher.start(target, env)
+                launcher.ensure(target, env)
                 times.setdefault("stop", []).append(
                     timed([str(user_hook.with_name("kroute")), "stop"], b"", env, root)
                 )

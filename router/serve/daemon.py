@@ -3,9 +3,10 @@ over HTTP on a Unix socket (`server` is the transport).
 
 A change is never applied to the engine that serves: the next engine is made beside it from
 the changed files (`Engine.updated`, sharing what did not change) and swapped in whole under
-the request lock, which routes take too; so a route answers from the catalog before a burst
-of changes or the one after it, never a part, and never waits for the change to be made.
-Status and the other requests that read no shared request state take no lock at all. It
+the request lock; a route reads the engine serving once, so it answers from the catalog
+before a burst of changes or the one after it, never a part, and never waits for the change
+to be made. Routes and the other requests that touch no session take no lock at all (hook
+events do: see UNLOCKED), so they are answered side by side. It
 answers while it loads (status only), and says when it should exit on its own: after an idle
 time without requests, and when its repository root is gone. Running it as a process is
 `foreground`'s."""
