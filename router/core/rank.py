@@ -242,14 +242,14 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
             normal = text.normalize(raw)
             # a word folding onto a stem starts with its probe: only those are stemmed, and
             # they are found by one search of the section's words, not a loop over them
-            held = set(_starting(probes).findall(f" {normal}")) - function
+            held = _words_starting(normal, probes) - function
             reached = {stem(x) for x in held} & todo.keys()
             # the words inside its identifiers and its code forms (`term.parts`, a dozen
             # searches of the section) only for the stems its words did not reach, and
             # only when the section's letters hold one of their probes
             left = tuple(p for s, p in todo.items() if s not in reached)
             if left and (lower is None or any(p in lower for p in left)):
-                held = set(_starting(left).findall(f" {term.parts(raw)}")) - function
+                held = _words_starting(term.parts(raw), left) - function
                 reached |= {stem(x) for x in held} & todo.keys()
             if reached:
                 fields.append(Field(BODY, "body", normal, (), None, section.label))
@@ -293,6 +293,18 @@ _UNPOSTED = frozenset(term.stem(word) for word in text.STOPWORDS)
 def _probes(stems: frozenset[str]) -> dict[str, str]:
     """Return each stem's probe (`term.probe`): a route's pointers all ask for the same."""
     return {s: term.probe(s) for s in stems}
+
+
+# Up to this many probes, a section's words that start with one are found by one search;
+# a pattern of more (a long task's) costs more to make and to run than a look at each word.
+FEW_PROBES = 8
+
+
+def _words_starting(words: str, probes: tuple[str, ...]) -> set[str]:
+    """Return the space-separated words of `words` that start with one of `probes`."""
+    if len(probes) > FEW_PROBES:
+        return {x for x in words.split() if x.startswith(probes)}
+    return set(_starting(tuple(sorted(probes))).findall(f" {words}"))
 
 
 @functools.lru_cache(maxsize=4096)
