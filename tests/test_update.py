@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,88 @@ def test_status_and_routes_answer_from_the_index_before_while_an_update_is_made(
         change.join(60)
     _, after = service.dispatch("GET", "/v1/status", b"")
     assert after["updating"] is False and after["entries"] == before + 1
+
+
+# -- what no event reported is found by a census ------------------------------------------
+
+
+def prepared(repo: Path) -> daemon.Service:
+    from router.base import paths
+
+    cfg = config.load((repo / "kroute.toml").resolve())
+    service = daemon.Service(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    service.prepare()
+    return service
+
+
+def ids(service: daemon.Service) -> set[str]:
+    return {e["id"] for e in service.engine.listing()["entries"]}
+
+
+def test_a_burst_also_applies_the_changes_whose_events_were_lost(
+    copy_tree: Callable[[Path], Path],
+) -> None:
+    """A burst that names one file still brings in the files no event named: one added, one
+    deleted beside it; the index is then a cold load's, and status counts what was found."""
+    repo = copy_tree(DEMO)
+    service = prepared(repo)
+    gone = next(iter(sorted((repo / "docs" / "how-to").glob("*.md"))))
+    named, unnamed = repo / "docs" / "named.md", repo / "docs" / "unnamed.md"
+    named.write_text(DOC.format(id="NAMED", title="Named", words="sloth"))
+    unnamed.write_text(DOC.format(id="UNNAMED", title="Unnamed", words="heron"))
+    gone.unlink()
+    service.apply({named})
+    assert {"NAMED", "UNNAMED"} <= ids(service)
+    assert (service.engine.catalog.fingerprint, sorted(ids(service))) == (
+        cold(repo)[0],
+        sorted(cold(repo)[1]),
+    )
+    assert service.status()["unreported"] == 2  # the new file and the deleted one
+
+
+def test_an_idle_census_finds_a_change_no_event_reported(
+    copy_tree: Callable[[Path], Path],
+) -> None:
+    """With nothing reported at all, the index still comes in line once an idle census is
+    due, and not before."""
+    repo = copy_tree(DEMO)
+    service = prepared(repo)
+    (repo / "docs" / "quiet.md").write_text(DOC.format(id="QUIET", title="Quiet", words="owl"))
+    assert not service.census_due()  # just loaded: the load was the last look at the disk
+    service.census_at -= daemon.CENSUS_IDLE_SECONDS
+    assert service.census_due()
+    service.census()
+    assert "QUIET" in ids(service) and not service.census_due()
+    assert service.engine.catalog.fingerprint == cold(repo)[0]
+
+
+def test_an_edit_made_through_a_memory_map_reaches_the_index(
+    copy_tree: Callable[[Path], Path],
+) -> None:
+    """A write through a memory map changes a file's content and time but sends no file
+    event: the real watcher never names it, and a census reads it (the one after the next
+    burst, here an unrelated file written; else the idle one)."""
+    import mmap
+
+    repo = copy_tree(DEMO)
+    target = started(repo)
+    settled_as_cold(target, repo)
+    mapped = repo / "docs" / "mapped.md"
+    mapped.write_text(DOC.format(id="MAPPED", title="Mapped", words="aaaaaaaaaa"))
+    settled_as_cold(target, repo)
+    before = status(target)["unreported"]
+    stamp = mapped.stat().st_mtime_ns
+    time.sleep(0.01)  # a later clock tick than the write above, so the stamp can differ
+    with mapped.open("r+b") as handle, mmap.mmap(handle.fileno(), 0) as memory:
+        at = memory.find(b"aaaaaaaaaa")
+        memory[at : at + 10] = b"zzzzzzzzzz"
+        memory.flush()
+    assert mapped.stat().st_mtime_ns != stamp  # the write fault stamps the file
+    assert b"zzzzzzzzzz" in mapped.read_bytes()
+    (repo / "docs" / "poke.md").write_text(DOC.format(id="POKE", title="Poke", words="wren"))
+    settled_as_cold(target, repo)
+    assert status(target)["unreported"] >= before + 1
+    kroute("stop", cwd=repo)
 
 
 # -- a burst is one update ---------------------------------------------------------------------

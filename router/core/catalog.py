@@ -157,7 +157,7 @@ def refresh(
 def changed_since(
     config: Config,
     previous: Catalog,
-    racy_from_ns: int,
+    racy_from_ns: int | None,
     walked: tuple[list[str], dict[str, tuple[int, int]], tuple[Diagnostic, ...]] | None = None,
 ) -> tuple[list[str], tuple[Diagnostic, ...]]:
     """Return the repository-relative catalog files that differ from what `previous` read
@@ -167,8 +167,10 @@ def changed_since(
     A file whose modification time is at or after `racy_from_ns` (when the reads that made
     `previous` began, less the file system's time granularity) counts as changed even with
     its stamp unchanged: an edit in the same clock tick as the read leaves the stamp as it
-    was. Costs a walk and a stat per file, not a read; `walked` is that walk's (files,
-    stamps, problems) when the caller has made it."""
+    was. With `racy_from_ns` None only stamps count: the caller knows every read since
+    was followed by the watcher, which reports such an edit. Costs a walk and a stat per
+    file, not a read; `walked` is that walk's (files, stamps, problems) when the caller has
+    made it."""
     changed: set[str] = set()
     if walked is None:
         stamps: dict[str, tuple[int, int]] = {}
@@ -178,7 +180,8 @@ def changed_since(
     for relpath in present:
         known = previous.files.get(relpath)
         stamp = stamps.get(relpath)
-        if known is None or stamp is None or known.stamp != stamp or stamp[1] >= racy_from_ns:
+        racy = racy_from_ns is not None and stamp is not None and stamp[1] >= racy_from_ns
+        if known is None or stamp is None or known.stamp != stamp or racy:
             changed.add(relpath)
     changed.update(set(previous.files) - set(present))
     return sorted(changed), problems

@@ -41,6 +41,12 @@ WATCH_READY_SECONDS = 5.0
 # test's idle time of a second or two is kept to a fraction of a second, and a stat and a clock
 # read this often cost nothing.
 KEEPER_SECONDS = 0.2
+# An idle daemon walks its roots this often to find changes whose events were lost (see
+# `Service.census`), and never more often than this many times its last walk took, so that a
+# large catalog's walks stay a small share of a core.
+CENSUS_IDLE_SECONDS = 30.0
+CENSUS_COST_FACTOR = 100.0
+CENSUS_NAMED = 5  # files a census names in the daemon's log
 # What a daemon still loading its catalog answers; everything else gets 503 `loading`.
 LOADING_ANSWERS = frozenset({"/v1/status", "/v1/shutdown"})
 # Requests answered without the request lock: they touch no session (the app counts routes
@@ -110,6 +116,10 @@ class Service:
         # when the reads behind the engine's last full load began (files modified since may
         # have changed in the tick they were read: see `_catch_up`)
         self.reads_began_ns = time.time_ns()
+        # the last walk of the roots that checked the index against the disk (`census`)
+        self.census_at = self.started
+        self.census_seconds = 0.0
+        self.unreported = 0  # catalog files a census found changed that no event had named
         # neighbours by meaning, made in the background (`foreground` runs the worker)
         self.vectors = vectors.Worker(
             places.state / "meaning", lambda: (self.config, self.engine), self.lock
@@ -217,6 +227,7 @@ class Service:
             "stale": len(cat.stale),
             "routes": self.app.routes,
             "updates": self.updates,
+            "unreported": self.unreported,
             # changes seen on disk and not yet in the index: routes answer from the catalog
             # before them until they are swapped in whole
             "updating": self.pending.is_set() or self.writing.locked(),
@@ -283,10 +294,51 @@ class Service:
                     rels.update(found)
                 if rels or (problems is not None and problems != self.engine.catalog.walk):
                     self._update(sorted(rels), problems)
+                if not resync:  # a resync has just walked the roots
+                    self._census()
         except Exception:
             traceback.print_exc(file=sys.stderr)
         finally:
             self.pending.clear()
+
+    def census(self) -> None:
+        """Walk the roots and read again every catalog file whose stamp is not the one the
+        engine read, new and gone ones included (see `_census`). Never raises."""
+        try:
+            with self.writing:
+                self._census()
+        except Exception:
+            traceback.print_exc(file=sys.stderr)
+
+    def census_due(self) -> bool:
+        """Return whether an idle census is due: CENSUS_IDLE_SECONDS since the last one,
+        stretched for a catalog whose walk costs more (CENSUS_COST_FACTOR times its walk)."""
+        if not self.settled.is_set():
+            return False
+        wait = max(CENSUS_IDLE_SECONDS, CENSUS_COST_FACTOR * self.census_seconds)
+        return time.monotonic() - self.census_at >= wait
+
+    def _census(self) -> None:
+        """Bring the index in line with what a walk of the roots finds, whatever the watcher
+        reported: the events of a change can be lost (files written into a new folder before
+        its watch is set, a full event queue), and after any change the index must equal a
+        cold load. Costs a walk and a stat per file; only files whose stamp differs are read.
+        The caller holds `writing`."""
+        began = time.monotonic()
+        engine = self.engine
+        found, problems = catalog.changed_since(engine.config, engine.catalog, None)
+        if found or problems != engine.catalog.walk:
+            self.unreported += len(found)
+            shown = ", ".join(found[:CENSUS_NAMED]) + (" ..." if len(found) > CENSUS_NAMED else "")
+            print(
+                f"{timestamp()} census: {len(found)} catalog files differ from the index"
+                f" (events late or lost): {shown}",
+                file=sys.stderr,
+                flush=True,
+            )
+            self._update(found, problems)
+        self.census_at = time.monotonic()
+        self.census_seconds = self.census_at - began
 
     def resync(self) -> None:
         """Bring the index in line with everything on disk after the watches were set

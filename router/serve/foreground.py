@@ -85,6 +85,8 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
             for batch in watch.bursts(batches, busy, service.pending.set):
                 watching.set()
                 if not (batch.resync or batch.paths):
+                    if service.census_due():
+                        service.census()
                     continue
                 while not service.settled.wait(KEEPER_SECONDS):  # a snapshot being written
                     if service.stop.is_set():
