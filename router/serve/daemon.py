@@ -96,7 +96,7 @@ class Service:
         self.reads_began_ns = time.time_ns()
         # neighbours by meaning, made in the background (`foreground` runs the worker)
         self.vectors = vectors.Worker(
-            places.state / "meaning", lambda: (self.config, self.engine), self.lock
+            places.state / "meaning", places.key, lambda: (self.config, self.engine), self.lock
         )
 
     @property
