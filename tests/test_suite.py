@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from router.base.errors import EvalError
-from router.core import config
+from router.core import config, fusion
 from router.runtime import judged, suite
 from router.runtime.engine import Engine
 
@@ -97,6 +97,31 @@ def test_the_cli_runs_a_suite(manifest: Path) -> None:
     assert set(report["sets"]) == {"one", "two"} and report["order"] == "score"
     mixed = kroute("eval", "--suite", str(manifest), "--catalog", str(DEMO))
     assert mixed.returncode == 2 and "--catalog" in mixed.stderr
+
+
+def test_with_meaning_every_set_has_words_fused_and_the_model_and_each_set_is_held_out(
+    manifest: Path,
+) -> None:
+    pytest.importorskip("onnxruntime", reason="the meaning extra is not installed")
+    done = kroute("eval", "--suite", str(manifest), "--baseline", "bm25", "--meaning", "--json")
+    assert done.returncode == 0, done.stderr
+    report = orjson.loads(done.stdout)
+    for name in ("one", "two"):
+        assert set(report["sets"][name]) == {"score", "score+meaning", "meaning", "bm25"}
+    weights = report["weights"]
+    assert [float(w) for w in weights["means"]] == list(fusion.WEIGHTS)
+    assert weights["chosen"] in fusion.WEIGHTS and weights["shipped"] == fusion.WORDS_WEIGHT
+    for name, held in weights["held_out"].items():
+        # the weight the other set chooses, and the held-out set's figures at it
+        (other,) = {"one", "two"} - {name}
+        measured = {float(w): [f] for w, f in weights["sets"][other].items()}
+        assert held["weight"] == suite.choose(measured)
+        at = weights["sets"][name][f"{held['weight']:.1f}"]
+        assert held["fused"] == {k: at[k] for k in suite.CHOSEN_BY}
+    shown = kroute("eval", "--suite", str(manifest), "--baseline", "bm25", "--meaning")
+    assert shown.returncode == 0, shown.stderr
+    assert "words' weight in the fused score" in shown.stdout
+    assert "each set left out" in shown.stdout
 
 
 def test_manifest_errors_name_the_set(tmp_path: Path) -> None:

@@ -64,17 +64,28 @@ def standard(values: Sequence[float]) -> list[float]:
     return [(v - mean) / spread for v in values]
 
 
+def scored(
+    ids: Sequence[str],
+    words: Mapping[str, float],
+    similarity: Mapping[str, float],
+    weight: float = WORDS_WEIGHT,
+) -> list[tuple[str, float]]:
+    """Return (id, fused score) of `ids` (the union, in tie order: the words' order, then
+    meaning's), best first: `weight` times the z-score of their words score (0 for an id
+    `words` lacks) plus 1 - weight times the z-score of their similarity; ties keep the
+    order given."""
+    lexical = standard([words.get(i, 0.0) for i in ids])
+    meaning = standard([similarity[i] for i in ids])
+    score = [weight * w + (1.0 - weight) * m for w, m in zip(lexical, meaning, strict=True)]
+    order = sorted(range(len(ids)), key=lambda i: (-score[i], i))
+    return [(ids[i], score[i]) for i in order]
+
+
 def fused(
     ids: Sequence[str],
     words: Mapping[str, float],
     similarity: Mapping[str, float],
     weight: float = WORDS_WEIGHT,
 ) -> list[str]:
-    """Return `ids` (the union, in tie order: the words' order, then meaning's) best first
-    by `weight` times the z-score of their words score (0 for an id `words` lacks) plus
-    1 - weight times the z-score of their similarity; ties keep the order given."""
-    lexical = standard([words.get(i, 0.0) for i in ids])
-    meaning = standard([similarity[i] for i in ids])
-    score = [weight * w + (1.0 - weight) * m for w, m in zip(lexical, meaning, strict=True)]
-    order = sorted(range(len(ids)), key=lambda i: (-score[i], i))
-    return [ids[i] for i in order]
+    """Return `ids` best first by their fused score (`scored`)."""
+    return [i for i, _ in scored(ids, words, similarity, weight)]

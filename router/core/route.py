@@ -44,6 +44,7 @@ GOVERNS_WORDS = 1
 # asked for.
 RELATIVE_FLOOR = 0.5
 FUSED_CLOSE = True
+FUSED_FLOOR: float | None = None
 # The relevance reason that marks a document as being about code the focus file imports.
 IMPORT_REASON = "import_penalty"
 SILENCE = {
@@ -307,8 +308,12 @@ def _with_meaning(
         i: near[i][0].similarity if i in near else request.meaning.similarity(i) for i in ids
     }
     words = {i: c.total for i, c in candidates.items()}
-    order = fusion.fused(ids, words, similarity, request.words_weight)
-    fused = [candidates[i] for i in order] + [c for i, c in later.items() if i not in near]
+    order = fusion.scored(ids, words, similarity, request.words_weight)
+    if FUSED_FLOOR is not None and order:
+        least = order[0][1] - FUSED_FLOOR
+        order = [(i, v) for i, v in order if v >= least]
+        later = {}
+    fused = [candidates[i] for i, _ in order] + [c for i, c in later.items() if i not in near]
     by_meaning = {index.slot_of(i): found for i, found in near.items()}
     if request.order == "score" and FUSED_CLOSE:
         fused = close(fused, kept, by_meaning)

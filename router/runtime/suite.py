@@ -149,14 +149,16 @@ def holdout(
     sets: Mapping[str, Mapping[str, Mapping[str, Any]]],
     order: str,
 ) -> dict[str, Any]:
-    """Return the choice of the words' weight: per weight the mean figures over the sets;
+    """Return the choice of the words' weight: per weight the mean figures over the sets
+    (and each set's, under `sets`);
     the weight all sets choose (`choose`) beside the one shipped; and, leaving each set out
     in turn, the weight the others choose with the held-out set's figures at it beside its
     words-only ones."""
     names = list(grid)
     weights = sorted(next(iter(grid.values())))
     means = {
-        w: {k: _mean([grid[n][w][k] for n in names], True) for k in CHOSEN_BY} for w in weights
+        _key(w): {k: _mean([grid[n][w][k] for n in names], True) for k in CHOSEN_BY}
+        for w in weights
     }
     held: dict[str, dict[str, Any]] = {}
     for name in names:
@@ -171,9 +173,15 @@ def holdout(
         "chosen": choose({w: [grid[n][w] for n in names] for w in weights}),
         "shipped": fusion.WORDS_WEIGHT,
         "means": means,
+        "sets": {n: {_key(w): dict(grid[n][w]) for w in weights} for n in names},
         "held_out": held,
         "held_out_mean": {k: _mean([held[n]["fused"][k] for n in names], True) for k in CHOSEN_BY},
     }
+
+
+def _key(weight: float) -> str:
+    """Return a weight as a report's key (JSON keys are strings)."""
+    return f"{weight:.1f}"
 
 
 # What a weight is chosen by, in turn: the mean hit@5 over the sets, then hit@1, then MRR.
@@ -269,7 +277,7 @@ def weights_text(weights: Mapping[str, Any], order: str) -> list[str]:
     keys = " / ".join(CHOSEN_BY)
     lines = [f"words' weight in the fused score: mean {keys} over the sets"]
     for w, means in weights["means"].items():
-        lines.append(f"  {w:.1f}  " + " / ".join(_cell(means[k]) for k in CHOSEN_BY))
+        lines.append(f"  {w}  " + " / ".join(_cell(means[k]) for k in CHOSEN_BY))
     lines.append(
         f"chosen on every set: {weights['chosen']:.1f} (by mean hit@5, then hit@1, then MRR); "
         f"shipped: {weights['shipped']:.1f}"
