@@ -51,6 +51,24 @@ def test_how_far_apart_the_scores_are_counts_not_only_their_order() -> None:
     assert fusion.fused(ids, far_words, similarity, 0.5)[0] == "a"
 
 
+def test_the_lead_comes_first_whatever_its_score() -> None:
+    ids = ["a", "b", "x"]
+    words = {"a": 9.0, "b": 8.0}
+    similarity = {"a": 0.2, "b": 0.5, "x": 0.9}
+    assert fusion.fused(ids, words, similarity, 0.0, lead="a") == ["a", "x", "b"]
+    assert fusion.fused(ids, words, similarity, 0.0, lead=None)[0] == "x"
+
+
+def test_the_words_first_leads_when_meaning_agrees_and_only_then() -> None:
+    # meaning prefers onboarding by far, and holds the words' first (webhooks) as well
+    agreeing = near("onboarding", "webhooks")
+    assert routed(meaning=agreeing, words_weight=0.0).pointers[0].entry.id == "webhooks"
+    # meaning does not hold the words' first among its nearest: the fused order decides
+    similar = {**SIMILAR, "webhooks": 0.1}
+    far = fusion.Nearness((N("onboarding", "title and summary", 0.75),), similar.__getitem__)
+    assert routed(meaning=far, words_weight=0.0).pointers[0].entry.id == "onboarding"
+
+
 def test_ties_keep_the_order_given() -> None:
     ids = ["b", "a", "c"]
     assert fusion.fused(ids, {}, dict.fromkeys(ids, 0.3)) == ids

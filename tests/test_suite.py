@@ -114,7 +114,8 @@ def test_with_meaning_every_set_has_words_fused_and_the_model_and_each_set_is_he
     for name, held in weights["held_out"].items():
         # the weight the other set chooses, and the held-out set's figures at it
         (other,) = {"one", "two"} - {name}
-        measured = {float(w): [f] for w, f in weights["sets"][other].items()}
+        words = report["sets"][other]["score"]
+        measured = {float(w): [(f, words)] for w, f in weights["sets"][other].items()}
         assert held["weight"] == suite.choose(measured)
         at = weights["sets"][name][f"{held['weight']:.1f}"]
         assert held["fused"] == {k: at[k] for k in suite.CHOSEN_BY}
@@ -147,3 +148,16 @@ def test_judged_lines_carry_scope_and_forbidden_documents(tmp_path: Path) -> Non
     bad = write_lines(tmp_path / "b.jsonl", [{"task": "t", "relevant": [], "scope": "maybe"}])
     with pytest.raises(EvalError, match=r"b\.jsonl:1"):
         judged.read(bad)
+
+
+def test_a_weight_is_chosen_for_lowering_no_set_before_its_mean() -> None:
+    words = {"hit@1": 0.5, "hit@5": 0.8}
+    measured = {
+        0.4: [({"hit@1": 0.4, "hit@5": 1.0}, words), ({"hit@1": 0.9, "hit@5": 1.0}, words)],
+        0.6: [({"hit@1": 0.5, "hit@5": 0.8}, words), ({"hit@1": 0.6, "hit@5": 0.9}, words)],
+        0.8: [({"hit@1": 0.5, "hit@5": 0.8}, words), ({"hit@1": 0.6, "hit@5": 0.9}, words)],
+    }
+    # 0.4 has the best means but lowers a set's hit@1; 0.6 and 0.8 tie: the higher
+    assert suite.choose(measured) == 0.8
+    del measured[0.6], measured[0.8]
+    assert suite.choose(measured) == 0.4

@@ -66,7 +66,8 @@ from router.runtime.engine import Engine
     "--meaning",
     "with_meaning",
     is_flag=True,
-    help="Also run each order with neighbours by meaning fused in, and the model alone.",
+    help="Also run each order with neighbours by meaning fused in, and the model alone; with "
+    "--suite, also every words' weight and each set left out in turn.",
 )
 @catalog_option
 @config_option

@@ -43,8 +43,6 @@ GOVERNS_WORDS = 1
 # orders offer each purpose's best however far below the first it is: that is what they are
 # asked for.
 RELATIVE_FLOOR = 0.5
-FUSED_CLOSE = True
-FUSED_FLOOR: float | None = None
 # The relevance reason that marks a document as being about code the focus file imports.
 IMPORT_REASON = "import_penalty"
 SILENCE = {
@@ -278,10 +276,11 @@ def _with_meaning(
     kept: Iterable[int] = (),
 ) -> _Ranking:
     """Return the ranking with the admitted neighbours by meaning fused in (`fusion`): the
-    words' best fusion.DEPTH and meaning's nearest fusion.DEPTH in fused order, then the
-    rest of the words' order. The words' rule has judged the route worth answering; meaning
-    reorders and adds. In the score order, `close` then withholds what the words reached
-    marginally and meaning did not reach (`kept`: as in `close`)."""
+    words' best fusion.DEPTH and meaning's nearest fusion.DEPTH in fused order (the words'
+    first leading when meaning's fusion.AGREEING nearest hold it), then the rest of the
+    words' order. The words' rule has judged the route worth answering; meaning reorders
+    and adds. In the score order, `close` then withholds what the words reached marginally
+    and meaning did not reach (`kept`: as in `close`)."""
     assert request.meaning is not None
     near: dict[str, tuple[fusion.Neighbour, int]] = {}
     for place, n in enumerate(request.meaning.nearest[: fusion.DEPTH], start=1):
@@ -308,14 +307,12 @@ def _with_meaning(
         i: near[i][0].similarity if i in near else request.meaning.similarity(i) for i in ids
     }
     words = {i: c.total for i, c in candidates.items()}
-    order = fusion.scored(ids, words, similarity, request.words_weight)
-    if FUSED_FLOOR is not None and order:
-        least = order[0][1] - FUSED_FLOOR
-        order = [(i, v) for i, v in order if v >= least]
-        later = {}
-    fused = [candidates[i] for i, _ in order] + [c for i, c in later.items() if i not in near]
+    first = ranking.candidates[0].entry.id if ranking.candidates else None
+    lead = first if first in near and near[first][1] <= fusion.AGREEING else None
+    order = fusion.fused(ids, words, similarity, request.words_weight, lead)
+    fused = [candidates[i] for i in order] + [c for i, c in later.items() if i not in near]
     by_meaning = {index.slot_of(i): found for i, found in near.items()}
-    if request.order == "score" and FUSED_CLOSE:
+    if request.order == "score":
         fused = close(fused, kept, by_meaning)
     reached = ranking.reached + sum(1 for c in fused if c.slot in unworded)
     return replace(

@@ -178,7 +178,8 @@ def run(
     task the rank of the first relevant entry in the route's whole order under each. With
     `nearby`, each order is also run with its neighbours by meaning fused in (meaning mode
     `live`, columns `<order>+meaning`), and the embedding model alone is a baseline column;
-    each of `weights` adds a fused column at that words' weight (`<order>+meaning@<weight>`).
+    each of `weights` adds a fused column at that words' weight (`<order>+meaning@<weight>`),
+    whose MRR counts only the pointers shown.
     `orders` names the orders run (default: all of them).
 
     `load(repo)` gives the engine a task is routed over (cache it: it is asked per task)."""
@@ -188,7 +189,6 @@ def run(
         {"id": j.ident, "task": j.task, "relevant": list(j.relevant), "rank": {}, "offered": {}}
         for j in tasks
     ]
-    runs: list[tuple[str, str, float | None]] = [(order, order, None) for order in orders]
     # a task's neighbours, asked once however many columns read them: the first NEIGHBOURS
     # of the model's deeper order are what a live route fuses
     asked: dict[tuple[str | None, str], fusion.Nearness] = {}
@@ -199,10 +199,14 @@ def run(
             asked[j.repo, j.task] = nearby(j.repo, j.task, WHOLE_NEIGHBOURS)
         return asked[j.repo, j.task]
 
+    # (column, order, the words' weight when fused, whether the whole order is ranked)
+    runs: list[tuple[str, str, float | None, bool]] = [(o, o, None, True) for o in orders]
     if nearby is not None:
-        runs += [(f"{order}+{MEANING}", order, fusion.WORDS_WEIGHT) for order in orders]
-        runs += [(f"{o}+{MEANING}@{w:g}", o, w) for o in orders for w in weights]
-    for column, order, weight in runs:
+        runs += [(f"{o}+{MEANING}", o, fusion.WORDS_WEIGHT, True) for o in orders]
+        # a weight's column routes only what is shown (its MRR is over those): the whole
+        # order of every task, each with its evidence, costs minutes a weight on big sets
+        runs += [(f"{o}+{MEANING}@{w:g}", o, w, False) for o in orders for w in weights]
+    for column, order, weight, deep in runs:
         rows = []
         for j, line in zip(tasks, per_task, strict=True):
             engine = load(j.repo)
@@ -210,12 +214,14 @@ def run(
             fused: dict[str, Any] = {}
             if weight is not None:
                 fused = {"meaning": neighbours(j).first(NEIGHBOURS), "words_weight": weight}
-            whole_ask = request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
             shown_ask = request.route({**ask, "budget": budget}, engine.config).request
-            whole = engine.assemble(replace(whole_ask, **fused))
             route = engine.assemble(replace(shown_ask, **fused))
-            ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
             offered = [(p.entry.id, p.entry.path) for p in route.pointers]
+            ranked = offered
+            if deep:
+                whole_ask = request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
+                whole = engine.assemble(replace(whole_ask, **fused))
+                ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
             rows.append((j, ranked, offered))
             line["rank"][column] = first_relevant(ranked, j.relevant)
             line["offered"][column] = [p for p, _ in offered]
