@@ -1246,6 +1246,17 @@ def bench_meaning(root: Path, cfg: config.Config, work: list[str]) -> dict[str, 
         if not state["ready"]:
             raise RuntimeError(f"the vectors were not made: {state}")
         rss = rss_mib(pid)
+        # one document added: the daemon embeds that one (the rest from its cache)
+        edit = root / "docs" / "decisions" / "bench-meaning.md"
+        edit.write_text("---\nid: BENCH-MEANING\nsummary: a new decision\n---\n", "utf-8")
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < MEANING_WAIT_S:
+            again = client.call(target, "GET", "/v1/status").json()["meaning"]
+            if again["ready"] and again["entries"] == state["entries"] + 1:
+                break
+            time.sleep(0.05)
+        edited_s = time.perf_counter() - t0
+        edit.unlink()
         times: dict[str, list[float]] = {"off": [], "live": []}
         for n, task in enumerate(work):
             for mode in ("off", "live") if n % 2 else ("live", "off"):
@@ -1260,6 +1271,8 @@ def bench_meaning(root: Path, cfg: config.Config, work: list[str]) -> dict[str, 
         "embed_s": state["seconds"],
         "embed_per_1000_s": state["seconds"] * 1000 / max(1, entries),
         "rss_mib": rss,
+        "edit_s": edited_s,
+        "edit_build_s": again["seconds"],
         "early_routes": len(early),
         "early_words_only": words_only,
         "early_p50_ms": statistics.median(early) * 1000 if early else float("nan"),
@@ -1301,6 +1314,8 @@ def meaning_rows() -> list[tuple[str, Cell]]:
         ("meaning: ... per 1,000 entries (s)", cell("embed_per_1000_s", "{:.1f}")),
         ("meaning: routes while embedding, by words alone; p50 / p99 (ms)", early),
         ("meaning: daemon RSS with the vectors in (MiB)", cell("rss_mib", "{:.0f}")),
+        ("meaning: one file added, until fused again (s)", cell("edit_s", "{:.2f}")),
+        ("meaning: ... of which the vectors' rebuild (s)", cell("edit_build_s", "{:.2f}")),
         ("meaning off: route p50 / p99 through the socket (ms), in turn", pair("off")),
         ("meaning live: route p50 / p99 through the socket (ms), in turn", pair("live")),
         ("meaning live adds to a route, p50 / p99 (ms)", pair("added")),

@@ -315,7 +315,8 @@ def weights_text(weights: Mapping[str, Any], order: str) -> list[str]:
         words = " / ".join(_cell(held["words"][k]) for k in CHOSEN_BY)
         lines.append(f"  {name:<{width}}  {held['weight']:.1f}  {fused}  ({order} {words})")
     mean = " / ".join(_cell(weights["held_out_mean"][k]) for k in CHOSEN_BY)
-    lines.append(f"  {'mean':<{width}}       {mean}  ({order} {words})")
+    alone = " / ".join(_cell(weights["words_mean"][k]) for k in CHOSEN_BY)
+    lines.append(f"  {'mean':<{width}}       {mean}  ({order} {alone})")
     return lines
 
 
