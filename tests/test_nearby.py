@@ -52,9 +52,28 @@ def test_the_model_is_loaded_once_across_builds(
 
     monkeypatch.setattr(model, "load", counted)
     kept: dict[str | None, object] = {}
-    first = nearby.build(ENTRIES, None, tmp_path, models=kept)
-    again = nearby.build(ENTRIES[:2], None, tmp_path, models=kept)
+    first = nearby.build(ENTRIES, None, tmp_path, "one", models=kept)
+    again = nearby.build(ENTRIES[:2], None, tmp_path, "one", models=kept)
     assert loads == [None]
     found = first("the customer's invoice looks wrong", 2)
-    assert found[0].id == "billing" and found[0].near == "title and summary"
-    assert {n.id for n in again("money in cents", 3)} == {"billing", "retries"}
+    assert found.nearest[0].id == "billing" and found.nearest[0].near == "title and summary"
+    assert len(found.nearest) == 2
+    # every entry has its similarity, the nearest ones as they are listed
+    assert found.similarity("billing") == found.nearest[0].similarity
+    assert found.similarity("adr-7") <= found.nearest[1].similarity
+    assert {n.id for n in again("money in cents", 3).nearest} == {"billing", "retries"}
+
+
+def test_each_catalog_keeps_its_own_vectors(tmp_path: Path) -> None:
+    pytest.importorskip("onnxruntime", reason="the meaning extra is not installed")
+    from router.meaning import model, store
+
+    kept: dict[str | None, object] = {}
+    nearby.build(ENTRIES[:1], None, tmp_path, "one", models=kept)
+    nearby.build(ENTRIES[1:], None, tmp_path, "two", models=kept)
+    embedder = kept[None]
+    assert isinstance(embedder, model.Embedder)
+    one = store.Vectors.open(tmp_path / nearby.CATALOGS / "one", embedder.model_id)
+    two = store.Vectors.open(tmp_path / nearby.CATALOGS / "two", embedder.model_id)
+    # the second catalog's vectors did not push the first one's out
+    assert (len(one), len(two)) == (1, 2)

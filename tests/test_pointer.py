@@ -35,7 +35,7 @@ def test_a_ranked_pointer_says_what_reached_it_triggers_first() -> None:
 
 
 def test_a_pointer_by_meaning_names_its_place_and_no_similarity() -> None:
-    found = (fusion.Neighbour("a", "title and summary"), 3)
+    found = (fusion.Neighbour("a", "title and summary", 0.61), 3)
     made = pointer.by_meaning(Taxonomy(), pointer.Candidate(0.0, doc("a"), 0), found, 40)
     assert made.evidence == {"by": "meaning", "near": "title and summary", "rank": 3, "of": 40}
 
@@ -53,3 +53,13 @@ def test_a_successor_moves_in_front_and_following_offers_the_entry_in_force() ->
     followed = pointer.succession(index, block, follow=True)
     assert [p.entry.id for p in followed][:1] == ["new"]
     assert followed[0].evidence == {"by": "succession", "from": "old"}
+
+
+def test_a_ranked_pointer_near_by_meaning_too_says_both() -> None:
+    reached = rank.Reach(("rotation",), (("title", ("rotation",)),))
+    found = (fusion.Neighbour("a", "title and summary", 0.7), 2)
+    made = pointer.ranked(
+        Taxonomy(), pointer.Candidate(1.0, doc("a"), 0), reached, (1, 7), {}, {}, found, 40
+    )
+    assert made.evidence["by"] == "terms" and made.evidence["terms"] == ["rotation"]
+    assert made.evidence["meaning"] == {"near": "title and summary", "rank": 2, "of": 40}

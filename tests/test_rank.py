@@ -257,6 +257,10 @@ def test_scores_are_the_sums_a_plain_loop_takes_in_the_same_order(
     want = reference_scores(index, scoring)
     assert got == want  # the same floats, not nearly
     assert reached == len(want)
+    # the scores of chosen entries alone (what fusion asks of meaning's neighbours) are the
+    # same floats, and an entry no subject term reaches has none
+    chosen = range(0, index.slots_end, 2)
+    assert rank.totals_of(index, scoring, chosen) == {s: got[s] for s in chosen if s in got}
 
 
 def test_a_long_task_scores_only_its_most_specific_terms() -> None:

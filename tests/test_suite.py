@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from router.base.errors import EvalError
-from router.core import config
+from router.core import config, fusion
 from router.runtime import judged, suite
 from router.runtime.engine import Engine
 
@@ -99,6 +99,32 @@ def test_the_cli_runs_a_suite(manifest: Path) -> None:
     assert mixed.returncode == 2 and "--catalog" in mixed.stderr
 
 
+def test_with_meaning_every_set_has_words_fused_and_the_model_and_each_set_is_held_out(
+    manifest: Path,
+) -> None:
+    pytest.importorskip("onnxruntime", reason="the meaning extra is not installed")
+    done = kroute("eval", "--suite", str(manifest), "--baseline", "bm25", "--meaning", "--json")
+    assert done.returncode == 0, done.stderr
+    report = orjson.loads(done.stdout)
+    for name in ("one", "two"):
+        assert set(report["sets"][name]) == {"score", "score+meaning", "meaning", "bm25"}
+    weights = report["weights"]
+    assert [float(w) for w in weights["means"]] == list(fusion.WEIGHTS)
+    assert weights["chosen"] in fusion.WEIGHTS and weights["shipped"] == fusion.WORDS_WEIGHT
+    for name, held in weights["held_out"].items():
+        # the weight the other set chooses, and the held-out set's figures at it
+        (other,) = {"one", "two"} - {name}
+        words = report["sets"][other]["score"]
+        measured = {float(w): [(f, words)] for w, f in weights["sets"][other].items()}
+        assert held["weight"] == suite.choose(measured)
+        at = weights["sets"][name][f"{held['weight']:.1f}"]
+        assert held["fused"] == {k: at[k] for k in suite.CHOSEN_BY}
+    shown = kroute("eval", "--suite", str(manifest), "--baseline", "bm25", "--meaning")
+    assert shown.returncode == 0, shown.stderr
+    assert "words' weight in the fused score" in shown.stdout
+    assert "each set left out" in shown.stdout
+
+
 def test_manifest_errors_name_the_set(tmp_path: Path) -> None:
     bad = tmp_path / "suite.toml"
     bad.write_text('[[set]]\nname = "x"\ncatalog = "nowhere"\njudged = "x.jsonl"\n')
@@ -122,3 +148,16 @@ def test_judged_lines_carry_scope_and_forbidden_documents(tmp_path: Path) -> Non
     bad = write_lines(tmp_path / "b.jsonl", [{"task": "t", "relevant": [], "scope": "maybe"}])
     with pytest.raises(EvalError, match=r"b\.jsonl:1"):
         judged.read(bad)
+
+
+def test_a_weight_is_chosen_for_lowering_no_set_before_its_mean() -> None:
+    words = {"hit@1": 0.5, "hit@5": 0.8}
+    measured = {
+        0.4: [({"hit@1": 0.4, "hit@5": 1.0}, words), ({"hit@1": 0.9, "hit@5": 1.0}, words)],
+        0.6: [({"hit@1": 0.5, "hit@5": 0.8}, words), ({"hit@1": 0.6, "hit@5": 0.9}, words)],
+        0.8: [({"hit@1": 0.5, "hit@5": 0.8}, words), ({"hit@1": 0.6, "hit@5": 0.9}, words)],
+    }
+    # 0.4 has the best means but lowers a set's hit@1; 0.6 and 0.8 tie: the higher
+    assert suite.choose(measured) == 0.8
+    del measured[0.6], measured[0.8]
+    assert suite.choose(measured) == 0.4

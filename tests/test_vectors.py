@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -98,3 +99,70 @@ def test_the_words_silence_is_kept_in_live_mode(repo: Path) -> None:
     target = with_meaning(repo, "live")
     quiet = route(target, "add a CITATION.cff so people can cite the engine")
     assert quiet["pointers"] == [] and quiet["silence"] is not None
+
+
+def test_routes_and_hooks_are_answered_by_words_while_the_vectors_are_not_ready(
+    repo: Path, tmp_path: Path
+) -> None:
+    # The model is a named pipe: the daemon's vectors worker waits at it until the test
+    # writes the model in, so every answer before that is given without vectors, whatever
+    # the machine's speed.
+    from router.meaning import model
+
+    packaged, _ = model._installed(model.MODEL_DIST, model.MODEL_FILE)
+    tokenizer, _ = model._installed(model.TOKENIZER_DIST, model.TOKENIZER_FILE)
+    held = tmp_path / "held-model"
+    held.mkdir()
+    shutil.copyfile(tokenizer, held / model.TOKENIZER_NAME)
+    os.mkfifo(held / model.MODEL_NAME)
+    toml = repo / "kroute.toml"
+    toml.write_text(toml.read_text() + f'\n[meaning]\nmode = "live"\nmodel = "{held}"\n')
+    started = kroute("start", cwd=repo)
+    assert started.returncode == 0, started.stderr
+    target = client.target(repo.resolve(), toml.resolve(), os.environ)
+    try:
+        status = client.call(target, "GET", "/v1/status").json()
+        assert status["phase"] != "loading" and not status["meaning"]["ready"]
+        early = route(target, PARAPHRASE)
+        assert early["meaning"] == {"mode": "live", "ready": False, "neighbours": []}
+        assert early["pointers"] == route(target, PARAPHRASE, meaning="off")["pointers"]
+        assert all(
+            p["evidence"]["by"] != "meaning" and "meaning" not in p["evidence"]
+            for p in early["pointers"]
+        )
+        payload = json.dumps({"session_id": "s", "cwd": str(repo), "prompt": PARAPHRASE})
+        hooked = client.call(target, "POST", "/v1/hook/claude/UserPromptSubmit", payload.encode())
+        assert hooked.status == 200 and b"near the task in meaning" not in hooked.body
+        assert hooked.body.strip(), "the hook printed nothing"
+    finally:
+        with open(held / model.MODEL_NAME, "wb") as pipe:  # let the worker read the model
+            pipe.write(packaged.read_bytes())
+    deadline = time.monotonic() + 120
+    while not status["meaning"]["ready"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+        status = client.call(target, "GET", "/v1/status").json()
+    assert status["meaning"]["ready"], status["meaning"]
+    fused = route(target, PARAPHRASE)
+    assert fused["meaning"]["ready"] and fused["meaning"]["neighbours"]
+    assert any(
+        "meaning" in p["evidence"] or p["evidence"]["by"] == "meaning" for p in fused["pointers"]
+    )
+
+
+def test_a_live_route_gives_the_same_bytes_across_a_daemon_restart(repo: Path) -> None:
+    # the first daemon embeds every entry; the second reads the vectors it cached
+    tasks = [PARAPHRASE, "retry a failed webhook delivery", "why do we store money as cents"]
+    target = with_meaning(repo, "live")
+    before = [client.call(target, "POST", "/v1/route", {"task": t}).body for t in tasks]
+    assert kroute("stop", cwd=repo).returncode == 0
+    started = kroute("start", cwd=repo)
+    assert started.returncode == 0, started.stderr
+    deadline = time.monotonic() + 120
+    status = client.call(target, "GET", "/v1/status").json()
+    while not status["meaning"]["ready"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+        status = client.call(target, "GET", "/v1/status").json()
+    assert status["meaning"]["ready"], status["meaning"]
+    after = [client.call(target, "POST", "/v1/route", {"task": t}).body for t in tasks]
+    assert after == before
+    assert any(b'"meaning"' in body for body in after)

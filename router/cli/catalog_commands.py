@@ -174,8 +174,13 @@ def neighbours_of(engine: Engine) -> nearby.Nearby:
             bar.__exit__(None, None, None)
 
     shown = progress if sys.stderr.isatty() else None
+    cfg = engine.config
     return nearby.build(
-        engine.index.entries(), engine.config.meaning_model, nearby_cache(os.environ), shown
+        engine.index.entries(),
+        cfg.meaning_model,
+        nearby_cache(os.environ),
+        paths.key(cfg.root, cfg.file),
+        shown,
     )
 
 

@@ -20,7 +20,7 @@ from router.cli.group import (
     say,
 )
 from router.core.config import DEFAULT_ORDER
-from router.core.fusion import Neighbour
+from router.core.fusion import Nearness
 from router.core.route import ORDERS
 from router.runtime import evaluate, nearby, suite
 from router.runtime import judged as judged_set
@@ -66,7 +66,8 @@ from router.runtime.engine import Engine
     "--meaning",
     "with_meaning",
     is_flag=True,
-    help="Also run each order with neighbours by meaning fused in, and the model alone.",
+    help="Also run each order with neighbours by meaning fused in, and the model alone; with "
+    "--suite, also every words' weight and each set left out in turn.",
 )
 @catalog_option
 @config_option
@@ -156,7 +157,7 @@ def _neighbours(load: judged_set.Load) -> judged_set.Nearby:
     each repo's model index made once."""
     near: dict[str | None, nearby.Nearby] = {}
 
-    def neighbours(repo: str | None, task: str, k: int) -> tuple[Neighbour, ...]:
+    def neighbours(repo: str | None, task: str, k: int) -> Nearness:
         if repo not in near:
             near[repo] = neighbours_of(load(repo))
         return near[repo](task, k)

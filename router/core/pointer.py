@@ -38,9 +38,13 @@ def ranked(
     place: tuple[int, int],
     governed: dict[str, list[str]],
     fired: dict[int, list[tuple[str, str]]],
+    meaning: tuple[fusion.Neighbour, int] | None = None,
+    entries: int = 0,
 ) -> Pointer:
     """Return the pointer of a ranked candidate, its evidence saying what reached it (triggers
-    first, then each field's words) and its `place` (rank, of how many reached)."""
+    first, then each field's words) and its `place` (rank, of how many reached); when it is
+    also among the nearest by meaning (`meaning`: the neighbour and its place among the
+    catalog's `entries`), that too, as `by_meaning` says it."""
     groups: dict[str, list[str]] = {}
     for name, hit in fired.get(c.slot, ()):
         groups.setdefault(name, []).append(hit)
@@ -57,6 +61,9 @@ def ranked(
     }
     if c.entry.id in governed:
         evidence["anchors"] = governed[c.entry.id]
+    if meaning is not None:
+        neighbour, near_place = meaning
+        evidence["meaning"] = {"near": neighbour.near, "rank": near_place, "of": entries}
     return Pointer(c.entry, taxonomy.purpose_of(c.entry.kind), evidence)
 
 

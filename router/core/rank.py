@@ -173,6 +173,29 @@ def scores(
     return dict(zip(hit.tolist(), totals[hit].tolist(), strict=True)), count
 
 
+def totals_of(index: Index, weighted: Sequence[Weighted], slots: Iterable[int]) -> dict[int, float]:
+    """Return slot -> BM25F score, the same float `scores` gives, of those of `slots` that a
+    scoring term reaches (an action only where the task has no other word, as in `scores`);
+    the others are left out."""
+    ordered = sorted(weighted, key=lambda w: (w.term.word in term.ACTION_WORDS, -w.idf))
+    lifting = sum(1 for w in ordered if w.term.word not in term.ACTION_WORDS) or len(ordered)
+    wanted = numpy.array(sorted(set(slots)), dtype=numpy.intp)
+    totals = numpy.zeros(len(wanted))
+    reached = numpy.zeros(len(wanted), dtype=bool)
+    for i, w in enumerate(ordered):
+        held, impacts = index.postings(w.term.stem)
+        if not len(held):
+            continue
+        posted = numpy.asarray(held, dtype=numpy.int32)
+        at = numpy.minimum(numpy.searchsorted(posted, wanted), len(posted) - 1)
+        found = posted[at] == wanted
+        steps = numpy.asarray(impacts, dtype=numpy.uint8)[at[found]]
+        totals[found] += numpy.asarray(steps, dtype=numpy.float64) * (w.weight * IMPACT_STEP)
+        if i < lifting:
+            reached |= found
+    return {int(s): float(t) for s, t, r in zip(wanted, totals, reached, strict=True) if r}
+
+
 def _contributions(index: Index, w: Weighted) -> tuple[Any, Any]:
     """Return a term's posting as arrays: the slots (a copy) and what the term adds to each.
 

@@ -68,6 +68,13 @@ def evidence_line(evidence: Mapping[str, Any]) -> str:
         body = f"matched {reached}, rank {evidence.get('rank')} of {evidence.get('of')}"
         if evidence.get("anchors"):
             body += "; governs " + ", ".join(evidence["anchors"])
+        near = evidence.get("meaning")
+        if isinstance(near, Mapping):
+            # the words reached it and so did meaning: say both
+            body += (
+                f"; also near the task in meaning (its {near.get('near')}), "
+                f"rank {near.get('rank')} of {near.get('of')} by meaning"
+            )
     return EVIDENCE_INDENT + flat(body)
 
 

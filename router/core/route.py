@@ -70,9 +70,10 @@ class Request:
     root: str = ""  # absolute repository root, to make absolute task paths relative
     focus: relevance.Focus | None = None  # the file an agent is about to touch (DESIGN 8)
     threshold: float = relevance.DEFAULT_THRESHOLD
-    # entries near the task by meaning, best first (the meaning extra in mode live): they
-    # are fused with the ranked order (`fusion`); none without it
-    neighbours: tuple[fusion.Neighbour, ...] = ()
+    # what meaning says of the task (the meaning extra in mode live): its nearest entries
+    # and every entry's similarity, fused with the words' order (`fusion`); None without it
+    meaning: fusion.Nearness | None = None
+    words_weight: float = fusion.WORDS_WEIGHT  # the words' share of a fused score
 
     def filters(self) -> dict[str, str | None]:
         """Return the filters by name."""
@@ -196,8 +197,9 @@ class _Ranking:
     candidates: tuple[Candidate, ...]  # best first
     reached: int  # how many entries were reached, of which the candidates are the best
     lacking: tuple[str, ...] | None  # set when the words were too weak to route on
-    # candidates only meaning reached: slot -> (the neighbour, its place in meaning's order)
+    # candidates among meaning's nearest: slot -> (the neighbour, its place in its order)
     by_meaning: dict[int, tuple[fusion.Neighbour, int]] = field(default_factory=dict)
+    unworded: frozenset[int] = frozenset()  # the candidates only meaning reached
 
 
 def _rank(
@@ -221,8 +223,13 @@ def _rank(
     keep = None
     if request.order == "score" and request.focus is None and not _filtering(request):
         keep = request.budget + anchored + silence.LOOK
+        if request.meaning is not None:
+            keep = max(keep, fusion.DEPTH)
     ranked, reached = _ranked(index, scoring, admitted, fired, keep, governing, stop)
     if fired:
+        if request.meaning is not None:
+            whole = _Ranking(scoring, fired, tuple(ranked), reached, None)
+            return _with_meaning(index, admitted, whole, request, {*fired, *governing})
         kept = close(ranked, {*fired, *governing}) if request.order == "score" else ranked
         return _Ranking(scoring, fired, tuple(kept), reached, None)
     top = [c.slot for c in ranked[: silence.LOOK]]
@@ -237,27 +244,27 @@ def _rank(
     )
     if lacking is not None:
         return _Ranking(scoring, fired, (), 0, lacking)
+    if request.meaning is not None:
+        whole = _Ranking(scoring, fired, tuple(ranked), reached, None)
+        return _with_meaning(index, admitted, whole, request, governing)
     if request.order == "score":
         ranked = close(ranked, governing)
-    if request.neighbours:
-        return _with_meaning(
-            index,
-            admitted,
-            _Ranking(scoring, fired, tuple(ranked), reached, None),
-            request.neighbours,
-        )
     return _Ranking(scoring, fired, tuple(ranked), reached, None)
 
 
-def close(ranked: Sequence[Candidate], kept: Iterable[int] = ()) -> list[Candidate]:
+def close(
+    ranked: Sequence[Candidate], kept: Iterable[int] = (), spared: Iterable[int] = ()
+) -> list[Candidate]:
     """Return the candidates of a score order (best first) scoring at least RELATIVE_FLOOR of
     the best of them the words alone placed, and those whose slots are `kept` (an anchored
-    entry, a fired trigger: an author's word, whose bonus is no measure of the others)."""
+    entry, a fired trigger: an author's word, whose bonus is no measure of the others) or
+    `spared` (near the task by meaning: the words' score is not all that placed them)."""
     always = set(kept)
     worded = [c.total for c in ranked if c.slot not in always]
     if not worded:
         return list(ranked)
     least = max(worded) * RELATIVE_FLOOR
+    always.update(spared)
     return [c for c in ranked if c.total >= least or c.slot in always]
 
 
@@ -265,28 +272,56 @@ def _with_meaning(
     index: Index,
     admitted: Callable[[Entry], bool],
     ranking: _Ranking,
-    neighbours: Sequence[fusion.Neighbour],
+    request: Request,
+    kept: Iterable[int] = (),
 ) -> _Ranking:
-    """Return the ranking with the admitted neighbours by meaning fused in (`fusion`). The
-    lexical rule has judged the route worth answering; meaning only reorders and adds."""
+    """Return the ranking with the admitted neighbours by meaning fused in (`fusion`): the
+    words' best fusion.DEPTH and meaning's nearest fusion.DEPTH in fused order (the words'
+    first leading when meaning's fusion.AGREEING nearest hold it), then the rest of the
+    words' order. The words' rule has judged the route worth answering; meaning reorders
+    and adds. In the score order, `close` then withholds what the words reached marginally
+    and meaning did not reach (`kept`: as in `close`)."""
+    assert request.meaning is not None
     near: dict[str, tuple[fusion.Neighbour, int]] = {}
-    for place, n in enumerate(neighbours, start=1):
+    for place, n in enumerate(request.meaning.nearest[: fusion.DEPTH], start=1):
         item = index.get(n.id)
-        if item is not None and admitted(item) and n.id not in near:
+        if item is not None and item.id == n.id and admitted(item) and n.id not in near:
             near[n.id] = (n, place)
-    lexical = {c.entry.id: c for c in ranking.candidates}
-    order = fusion.fused(list(lexical), list(near))
-    candidates: list[Candidate] = []
-    by_meaning: dict[int, tuple[fusion.Neighbour, int]] = {}
-    for entry_id in order:
-        found = lexical.get(entry_id)
+    head = {c.entry.id: c for c in ranking.candidates[: fusion.DEPTH]}
+    later = {c.entry.id: c for c in ranking.candidates[fusion.DEPTH :]}
+    ids = [*head, *(i for i in near if i not in head)]
+    # the words' scores of the neighbours their best did not hold, as `rank.scores` gives them
+    outside = [index.slot_of(i) for i in ids if i not in head and i not in later]
+    worded = rank.totals_of(index, ranking.scoring, outside)
+    candidates: dict[str, Candidate] = {**head}
+    unworded: set[int] = set()
+    for entry_id in ids[len(head) :]:
+        found = later.get(entry_id)
         if found is None:
             slot = index.slot_of(entry_id)
-            found = Candidate(0.0, index.slot(slot).entry, slot)
-            by_meaning[slot] = near[entry_id]
-        candidates.append(found)
-    reached = ranking.reached + len(by_meaning)
-    return replace(ranking, candidates=tuple(candidates), reached=reached, by_meaning=by_meaning)
+            found = Candidate(worded.get(slot, 0.0), index.slot(slot).entry, slot)
+            if slot not in worded:
+                unworded.add(slot)
+        candidates[entry_id] = found
+    similarity = {
+        i: near[i][0].similarity if i in near else request.meaning.similarity(i) for i in ids
+    }
+    words = {i: c.total for i, c in candidates.items()}
+    first = ranking.candidates[0].entry.id if ranking.candidates else None
+    lead = first if first in near and near[first][1] <= fusion.AGREEING else None
+    order = fusion.fused(ids, words, similarity, request.words_weight, lead)
+    fused = [candidates[i] for i in order] + [c for i, c in later.items() if i not in near]
+    by_meaning = {index.slot_of(i): found for i, found in near.items()}
+    if request.order == "score":
+        fused = close(fused, kept, by_meaning)
+    reached = ranking.reached + sum(1 for c in fused if c.slot in unworded)
+    return replace(
+        ranking,
+        candidates=tuple(fused),
+        reached=reached,
+        by_meaning=by_meaning,
+        unworded=frozenset(unworded),
+    )
 
 
 def _offer(
@@ -316,7 +351,7 @@ def _offer(
     rank_of = {c.entry.id: place for place, c in enumerate(ranking.candidates, start=1)}
     ranked_block = [
         pointer.by_meaning(taxonomy, c, ranking.by_meaning[c.slot], index.size)
-        if c.slot in ranking.by_meaning
+        if c.slot in ranking.unworded
         else pointer.ranked(
             taxonomy,
             c,
@@ -324,6 +359,8 @@ def _offer(
             (rank_of[c.entry.id], ranking.reached),
             governed,
             ranking.fired,
+            ranking.by_meaning.get(c.slot),
+            index.size,
         )
         for c in order
     ]

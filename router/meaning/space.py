@@ -42,14 +42,20 @@ class Space:
         texts = [passage.of(item) for item in chosen]
         return cls([item.id for item in chosen], vectors.fill(texts, embedder, progress))
 
-    def nearest(self, vector: NDArray[np.float32], k: int) -> list[tuple[str, float]]:
-        """Return up to k (id, cosine similarity) pairs, most similar first; equal
-        similarities in id order, so the same query always gives the same list."""
+    def similarities(self, vector: NDArray[np.float32]) -> NDArray[np.float32]:
+        """Return the cosine similarity of each row to a unit vector, row order."""
+        import numpy as np
+
+        out: NDArray[np.float32] = self.matrix @ np.asarray(vector, dtype=np.float32)
+        return out
+
+    def ranked(self, scores: NDArray[np.float32], k: int) -> list[tuple[str, float]]:
+        """Return up to k (id, score) pairs of `similarities`' scores, highest first; equal
+        scores in id order, so the same query always gives the same list."""
         import numpy as np
 
         if k <= 0 or not self.ids:
             return []
-        scores = self.matrix @ np.asarray(vector, dtype=np.float32)
         if k < len(scores):
             # every row scoring at least the k-th best: ties at the cut are all kept, so
             # the id order below decides between them, not argpartition's
@@ -59,6 +65,13 @@ class Space:
             candidates = np.arange(len(scores))
         ranked = sorted(candidates.tolist(), key=lambda i: (-float(scores[i]), self.ids[i]))
         return [(self.ids[i], float(scores[i])) for i in ranked[:k]]
+
+    def nearest(self, vector: NDArray[np.float32], k: int) -> list[tuple[str, float]]:
+        """Return up to k (id, cosine similarity) pairs, most similar first; equal
+        similarities in id order, so the same query always gives the same list."""
+        if k <= 0 or not self.ids:
+            return []
+        return self.ranked(self.similarities(vector), k)
 
     def query(self, task: str, embedder: Embeds, k: int) -> list[tuple[str, float]]:
         """Return the k entries nearest to `task` (see `nearest`)."""

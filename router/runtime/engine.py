@@ -21,9 +21,8 @@ from router.core.index import Index
 from router.filters import intent, relevance, symbols
 from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 
-# how many neighbours by meaning a route takes (the meaning extra): `fusion` fuses the first
-# of them and reads them all for agreement with the words
-NEIGHBOURS = fusion.AGREEING
+# how many neighbours by meaning a route takes (the meaning extra): those `fusion` fuses
+NEIGHBOURS = fusion.DEPTH
 
 
 class Engine:
@@ -37,9 +36,10 @@ class Engine:
         self.catalog = cat
         self.version = version
         self.index = Index(cat.entries) if index is None else index
-        # task -> its neighbours by meaning, best first; set once entry vectors are ready
-        # (the meaning extra), None until then and without it
-        self.nearby: Callable[[str, int], tuple[fusion.Neighbour, ...]] | None = None
+        # task, k -> what meaning says of it (its k nearest entries, every entry's
+        # similarity); set once entry vectors are ready (the meaning extra), None until then
+        # and without it
+        self.nearby: Callable[[str, int], fusion.Nearness] | None = None
 
     @classmethod
     def of_parts(cls, config: Config, cat: Catalog, index: Index, version: str) -> Engine:
@@ -62,16 +62,16 @@ class Engine:
         strategy unless the request gives one, and the intent is recorded in the answer.
         When `stop` says to stop (before the focus is read, or part way through the route),
         the answer is silence with reason `deadline`."""
-        neighbours: tuple[fusion.Neighbour, ...] = ()
+        nearness: fusion.Nearness | None = None
         if stop is not None and stop():
             request, classified = ask.request, None
             answer = routing.abandoned(request)
         else:
             request, classified = self._prepare(ask)
             if ask.meaning != "off" and self.nearby is not None:
-                neighbours = self.nearby(request.task, NEIGHBOURS)
+                nearness = self.nearby(request.task, NEIGHBOURS)
             if ask.meaning == "live":
-                request = replace(request, neighbours=neighbours)
+                request = replace(request, meaning=nearness)
             answer = self.assemble(request, stop)
         extra: dict[str, Any] = {}
         if request.focus is not None or ask.focus is not None:
@@ -81,7 +81,9 @@ class Engine:
             extra["meaning"] = {
                 "mode": ask.meaning,
                 "ready": self.nearby is not None,
-                "neighbours": [n.id for n in neighbours[: fusion.FUSED]],
+                "neighbours": [n.id for n in (nearness.nearest if nearness else ())][
+                    : fusion.SHOWN
+                ],
             }
         return self.document(
             answer, intent=intent.as_dict(classified) if classified else None, **extra

@@ -15,8 +15,8 @@ from typing import Any, TypeGuard
 import orjson
 
 from router.base.errors import EvalError
+from router.core import fusion
 from router.core.baseline import Bm25
-from router.core.fusion import Neighbour
 from router.core.route import ORDERS
 from router.runtime import request
 from router.runtime.engine import NEIGHBOURS, Engine
@@ -158,8 +158,8 @@ def metrics(
     }
 
 
-# A judged set's neighbours by meaning: (repo, task, how many) -> entries best first.
-Nearby = Callable[[str | None, str, int], tuple[Neighbour, ...]]
+# A judged set's neighbours by meaning: (repo, task, how many) -> what meaning says of it.
+Nearby = Callable[[str | None, str, int], fusion.Nearness]
 # A judged set's engines: repo (None: the whole catalog) -> the engine its tasks are routed over.
 Load = Callable[[str | None], Engine]
 MEANING = "meaning"  # the embedding model alone, as a baseline column
@@ -172,11 +172,14 @@ def run(
     baselines: Sequence[str] = (),
     nearby: Nearby | None = None,
     orders: Sequence[str] = ORDERS,
+    weights: Sequence[float] = (),
 ) -> dict[str, Any]:
     """Return the judged report: metrics per order side by side (and per baseline), and per
     task the rank of the first relevant entry in the route's whole order under each. With
     `nearby`, each order is also run with its neighbours by meaning fused in (meaning mode
-    `live`, columns `<order>+meaning`), and the embedding model alone is a baseline column.
+    `live`, columns `<order>+meaning`), and the embedding model alone is a baseline column;
+    each of `weights` adds a fused column at that words' weight (`<order>+meaning@<weight>`),
+    whose MRR counts only the pointers shown.
     `orders` names the orders run (default: all of them).
 
     `load(repo)` gives the engine a task is routed over (cache it: it is asked per task)."""
@@ -186,31 +189,39 @@ def run(
         {"id": j.ident, "task": j.task, "relevant": list(j.relevant), "rank": {}, "offered": {}}
         for j in tasks
     ]
-    runs: list[tuple[str, str, bool]] = [(order, order, False) for order in orders]
     # a task's neighbours, asked once however many columns read them: the first NEIGHBOURS
     # of the model's deeper order are what a live route fuses
-    asked: dict[tuple[str | None, str], tuple[Neighbour, ...]] = {}
+    asked: dict[tuple[str | None, str], fusion.Nearness] = {}
 
-    def neighbours(j: Judged) -> tuple[Neighbour, ...]:
+    def neighbours(j: Judged) -> fusion.Nearness:
         assert nearby is not None
         if (j.repo, j.task) not in asked:
             asked[j.repo, j.task] = nearby(j.repo, j.task, WHOLE_NEIGHBOURS)
         return asked[j.repo, j.task]
 
+    # (column, order, the words' weight when fused, whether the whole order is ranked)
+    runs: list[tuple[str, str, float | None, bool]] = [(o, o, None, True) for o in orders]
     if nearby is not None:
-        runs += [(f"{order}+{MEANING}", order, True) for order in orders]
-    for column, order, live in runs:
+        runs += [(f"{o}+{MEANING}", o, fusion.WORDS_WEIGHT, True) for o in orders]
+        # a weight's column routes only what is shown (its MRR is over those): the whole
+        # order of every task, each with its evidence, costs minutes a weight on big sets
+        runs += [(f"{o}+{MEANING}@{w:g}", o, w, False) for o in orders for w in weights]
+    for column, order, weight, deep in runs:
         rows = []
         for j, line in zip(tasks, per_task, strict=True):
             engine = load(j.repo)
             ask = {"task": j.task, "order": order}
-            near = neighbours(j)[:NEIGHBOURS] if live else ()
-            whole_ask = request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
+            fused: dict[str, Any] = {}
+            if weight is not None:
+                fused = {"meaning": neighbours(j).first(NEIGHBOURS), "words_weight": weight}
             shown_ask = request.route({**ask, "budget": budget}, engine.config).request
-            whole = engine.assemble(replace(whole_ask, neighbours=near))
-            route = engine.assemble(replace(shown_ask, neighbours=near))
-            ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
+            route = engine.assemble(replace(shown_ask, **fused))
             offered = [(p.entry.id, p.entry.path) for p in route.pointers]
+            ranked = offered
+            if deep:
+                whole_ask = request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
+                whole = engine.assemble(replace(whole_ask, **fused))
+                ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
             rows.append((j, ranked, offered))
             line["rank"][column] = first_relevant(ranked, j.relevant)
             line["offered"][column] = [p for p, _ in offered]
@@ -220,7 +231,7 @@ def run(
         for j, line in zip(tasks, per_task, strict=True):
             engine = load(j.repo)
             found = []
-            for n in neighbours(j):
+            for n in neighbours(j).nearest:
                 item = engine.index.get(n.id)
                 if item is not None:
                     found.append((item.id, item.path))

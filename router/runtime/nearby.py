@@ -14,14 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from router.core.entry import Entry
-from router.core.fusion import Neighbour
+from router.core.fusion import Nearness, Neighbour
 
 # Texts embedded at a time, one thread each: embedding a catalog on two is about 1.8 times
 # as fast as on one; more than two would take the cores the agent and the editor need.
 EMBED_THREADS = max(1, min(2, os.cpu_count() or 1))
 MODELS = "models"  # the cache directory's folder for models made from the packaged one
+CATALOGS = "catalogs"  # ... and for each catalog's vectors, one folder each
 
-Nearby = Callable[[str, int], tuple[Neighbour, ...]]
+Nearby = Callable[[str, int], Nearness]
 Progress = Callable[[int, int], None]
 
 
@@ -34,12 +35,15 @@ def build(
     entries: Iterable[Entry],
     model: str | None,
     cache: Path,
+    catalog: str,
     progress: Progress | None = None,
     models: dict[str | None, Any] | None = None,
 ) -> Nearby:
-    """Return task, k -> the k entries nearest the task by meaning, best first, over
-    `entries`, their vectors read from (and new ones written to) the cache directory. A
-    caller that builds again (the daemon, after each change) passes `models`, where the
+    """Return task, k -> what meaning says of the task over `entries`: the k entries
+    nearest it, best first, and the similarity of each. Their vectors are read from (and
+    new ones written to) the cache directory's folder for `catalog` (a key naming the
+    catalog: each keeps its own, so two repositories never push each other's vectors out).
+    A caller that builds again (the daemon, after each change) passes `models`, where the
     loaded model is kept between builds: loading one costs about 300 ms and 270 MB.
     Raises meaning.model.Unavailable when the extra or the model is missing."""
     from router.meaning import model as model_module
@@ -51,11 +55,15 @@ def build(
         embedder = kept[model] = model_module.load(model, EMBED_THREADS, cache / MODELS)
     listed = list(entries)
     near = {e.id: near_of(e) for e in listed}
-    vectors = store.Vectors.open(cache, embedder.model_id)
+    vectors = store.Vectors.open(cache / CATALOGS / catalog, embedder.model_id)
     found = space.Space.build(listed, embedder, vectors, progress)
     vectors.save()
 
-    def nearby(task: str, k: int) -> tuple[Neighbour, ...]:
-        return tuple(Neighbour(i, near[i]) for i, _ in found.query(task, embedder, k))
+    row = {entry_id: i for i, entry_id in enumerate(found.ids)}
+
+    def nearby(task: str, k: int) -> Nearness:
+        similarities = found.similarities(embedder.embed([task])[0])
+        nearest = tuple(Neighbour(i, near[i], s) for i, s in found.ranked(similarities, k))
+        return Nearness(nearest, lambda entry_id: float(similarities[row[entry_id]]))
 
     return nearby

@@ -122,7 +122,7 @@ class Service:
         self.unreported = 0  # catalog files a census found changed that no event had named
         # neighbours by meaning, made in the background (`foreground` runs the worker)
         self.vectors = vectors.Worker(
-            places.state / "meaning", lambda: (self.config, self.engine), self.lock
+            places.state / "meaning", places.key, lambda: (self.config, self.engine), self.lock
         )
 
     @property

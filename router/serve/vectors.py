@@ -31,10 +31,12 @@ class Worker:
     def __init__(
         self,
         cache: Path,
+        catalog: str,
         current: Callable[[], tuple[Config, Engine]],
         lock: threading.Lock,
     ) -> None:
         self.cache = cache
+        self.catalog = catalog  # the key naming this daemon's catalog in the cache
         self.current = current  # the config in force and the engine serving now
         self.lock = lock  # the request lock: `nearby` is swapped in under it
         self.wanted = threading.Event()
@@ -66,7 +68,11 @@ class Worker:
         began = time.monotonic()
         try:
             found = nearby.build(
-                engine.index.entries(), cfg.meaning_model, self.cache, models=self.models
+                engine.index.entries(),
+                cfg.meaning_model,
+                self.cache,
+                self.catalog,
+                models=self.models,
             )
         except KrouteError as error:
             if self.state.get("error") != str(error):
