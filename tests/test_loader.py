@@ -14,7 +14,7 @@ import pytest
 from router import __version__
 from router.base import paths
 from router.core import config
-from router.runtime import snapshot
+from router.runtime import request, snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
 
@@ -111,3 +111,33 @@ def test_an_answer_without_a_daemon_reads_the_daemons_snapshot(repo: Path, tmp_p
     os.chmod(path.parent, 0o777)
     with pytest.raises(AssertionError):
         loader.once(cfg, places, os.getuid(), cold=refused)
+
+
+def test_a_cold_engine_is_served_again_from_the_snapshot_written_of_it(
+    repo: Path, tmp_path: Path
+) -> None:
+    cfg = config.load(repo / "kroute.toml")
+    path = tmp_path / "state" / "snapshots" / "key.pickle"
+    cold = loader.load(cfg, path, __version__)
+    assert loader.mapped(cold, path, __version__) is cold  # no snapshot written yet
+    loader.keep(cold, path)
+    remapped = loader.mapped(cold, path, __version__)
+    assert remapped is not cold and remapped.source == "cold"
+    engine = remapped.engine
+    # its postings are views of the mapped file, and it routes as the cold engine does
+    assert all(isinstance(p.slots, memoryview) for p in engine.index.each_posting())
+    assert engine.catalog.fingerprint == cold.engine.catalog.fingerprint
+    for task in ("why do we use postgres", "how do I rotate the keys"):
+        ask = request.route({"task": task}, cfg)
+        assert engine.route(ask) == cold.engine.route(ask)
+    assert loader.mapped(remapped, path, __version__) is remapped  # mapped once
+    loader.release()  # nothing to check but that it returns
+
+
+def test_a_restored_engine_is_not_mapped_again(repo: Path, tmp_path: Path) -> None:
+    cfg = config.load(repo / "kroute.toml")
+    path = tmp_path / "key.pickle"
+    loader.keep(loader.load(cfg, path, __version__), path)
+    restored = loader.load(cfg, path, __version__)
+    assert restored.source == "snapshot"
+    assert loader.mapped(restored, path, __version__) is restored

@@ -154,6 +154,36 @@ def test_a_burst_also_applies_the_changes_whose_events_were_lost(
     assert service.status()["unreported"] == 2  # the new file and the deleted one
 
 
+def test_a_file_deleted_while_a_cold_load_is_kept_is_not_served_from_its_snapshot(
+    copy_tree: Callable[[Path], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold-loaded daemon swaps in its engine read back from the snapshot it writes (so its
+    postings are mapped, not held); a file deleted and one added after the reads, before the
+    snapshot was written, are still in line once the swap is made."""
+    from router.base import paths
+    from router.serve import loader
+
+    repo = copy_tree(DEMO)
+    gone = next(iter(sorted((repo / "docs" / "how-to").glob("*.md"))))
+    keep = loader.keep
+
+    def changed_then_kept(loaded: loader.Loaded, path: Path) -> str:
+        gone.unlink()
+        (repo / "docs" / "late.md").write_text(DOC.format(id="LATE", title="Late", words="owl"))
+        return keep(loaded, path)
+
+    monkeypatch.setattr(loader, "keep", changed_then_kept)
+    cfg = config.load((repo / "kroute.toml").resolve())
+    places = paths.places(cfg.root, cfg.file, os.environ, os.getuid())
+    service = daemon.Service(cfg, places, snapshot_after=0.0)
+    service.prepare()
+    assert service.loaded is not None and service.loaded.mapped
+    # the postings the two files leave alone are the snapshot's, mapped
+    assert any(isinstance(p.slots, memoryview) for p in service.engine.index.each_posting())
+    assert service.engine.catalog.fingerprint == cold(repo)[0]
+    assert "LATE" in ids(service)
+
+
 def test_an_idle_census_finds_a_change_no_event_reported(
     copy_tree: Callable[[Path], Path],
 ) -> None:

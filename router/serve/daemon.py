@@ -161,9 +161,30 @@ class Service:
             if self.loaded is not None and self.loaded.worth_keeping(self.snapshot_after):
                 self.snapshot_note = loader.keep(self.loaded, self.snapshot)
                 print(f"{timestamp()} {self.snapshot_note}", file=sys.stderr, flush=True)
+                self._remap()
         finally:
             self.settled.set()
             self.vectors.want()
+
+    def _remap(self) -> None:
+        """Loaded cold: serve from the snapshot just written, as a restart would, so that the
+        bodies and postings are mapped, not held (`loader.mapped`). Made under `writing`,
+        only while the engine serving is still the one loaded (a reload may have replaced
+        it), and followed by a census, so that whatever changed on disk since the reads
+        began is in the engine swapped in."""
+        with self.writing:
+            loaded = self.loaded
+            if loaded is None or self.engine is not loaded.engine:
+                return
+            remapped = loader.mapped(loaded, self.snapshot, self.version)
+            if remapped is loaded:
+                return
+            with self.lock:
+                self.engine = remapped.engine
+            self.loaded = remapped
+            del loaded, remapped
+            loader.release()
+            self._census()
 
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
