@@ -152,6 +152,7 @@ def test_a_burst_also_applies_the_changes_whose_events_were_lost(
         sorted(cold(repo)[1]),
     )
     assert service.status()["unreported"] == 2  # the new file and the deleted one
+    assert service.rearm.is_set()  # a folder may be unwatched: the watches are set afresh
 
 
 def test_a_file_deleted_while_a_cold_load_is_kept_is_not_served_from_its_snapshot(
@@ -191,6 +192,8 @@ def test_an_idle_census_finds_a_change_no_event_reported(
     due, and not before."""
     repo = copy_tree(DEMO)
     service = prepared(repo)
+    service.census()
+    assert not service.rearm.is_set()  # nothing found, nothing to set afresh
     (repo / "docs" / "quiet.md").write_text(DOC.format(id="QUIET", title="Quiet", words="owl"))
     assert not service.census_due()  # just loaded: the load was the last look at the disk
     service.census_at -= daemon.CENSUS_IDLE_SECONDS

@@ -358,6 +358,11 @@ class Service:
                 flush=True,
             )
             self._update(found, problems)
+            if found:
+                # A folder made while its parent's watch was being set is never watched (the
+                # recursive watch's race): set the watches afresh, so that the next change
+                # under it is seen without waiting for a census.
+                self.rearm.set()
         self.census_at = time.monotonic()
         self.census_seconds = self.census_at - began
 
