@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-from conftest import REPO
+from testing.paths import REPO
 
 BENCH = REPO / "scripts" / "bench.py"
 

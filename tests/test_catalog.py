@@ -20,8 +20,9 @@ from router.core.catalog import MAX_FILE_BYTES, Catalog
 from router.core.diagnostic import Diagnostic
 from router.core.index import Index
 from router.core.walk import SKIP_DIRS
-
-from conftest import CORPORA, DEMO, FIXTURES, kroute, within
+from testing.paths import CORPORA, DEMO, FIXTURES
+from testing.process import kroute
+from testing.wait import within
 
 MESSY = FIXTURES / "catalogs" / "messy"
 
@@ -942,7 +943,7 @@ def test_governs_globs_no_route_could_match_are_dropped(tmp_path: Path) -> None:
 
 
 def kroute_within(seconds: float, fifos: Iterable[Path], *args: str) -> CompletedProcess[str]:
-    """Run the real `kroute` console script, as conftest's `kroute` does, failing the test
+    """Run the real `kroute` console script, as testing.process.kroute does, failing the test
     when it runs longer than `seconds` (and freeing `fifos`' blocked readers then)."""
     try:
         return subprocess.run(

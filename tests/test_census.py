@@ -14,8 +14,7 @@ import pytest
 
 from router.core import config, walk
 from router.runtime import census
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 
 @pytest.fixture

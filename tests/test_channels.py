@@ -22,8 +22,8 @@ from test_toolserver import needs_sdk, session
 from router.cli.group import main
 from router.core import config
 from router.integrations import toolserver
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 EM = "\u2014"
 TASK = "edge throttling in src/edge.py"

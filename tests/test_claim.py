@@ -20,8 +20,7 @@ from router.core import catalog, config, index, whynot
 from router.core.catalog import Catalog
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
-
-from conftest import kroute
+from testing.process import kroute
 
 
 def write(root: Path, relpath: str, text: str) -> Path:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from router.core import config
-
-from conftest import DEMO, FIXTURES, kroute
+from testing.paths import DEMO, FIXTURES
+from testing.process import kroute
 
 EM = "\u2014"
 

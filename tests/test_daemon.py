@@ -23,8 +23,9 @@ from router.base import wire
 from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, launcher
-
-from conftest import DEMO, FIXTURES, REPO, eventually, heavy_imports, kroute
+from testing.paths import DEMO, FIXTURES, REPO
+from testing.process import heavy_imports, kroute
+from testing.wait import eventually
 
 EM = "\u2014"
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from router import __version__
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 BIN = Path(sys.executable).parent
 ON_PATH = f"{BIN}:/usr/bin:/bin"  # kroute and kroute-hook, as pipx or uv would put them

@@ -23,9 +23,10 @@ import pytest
 from router.base import paths
 from router.core import harness
 from router.logbook import opened, page, shadow
-
-from conftest import CHROMIUM, DEMO, FIXTURES, REPO, eventually, kroute
-from records import record
+from testing.paths import CHROMIUM, DEMO, FIXTURES, REPO
+from testing.process import kroute
+from testing.records import record
+from testing.wait import eventually
 
 BIN = Path(sys.executable).parent
 PAYLOADS = FIXTURES / "hook_payloads"

@@ -21,8 +21,9 @@ from router.core import harness
 from router.logbook import shadow
 from router.serve import client, launcher
 from router.serve.server import BODY_CAP
-
-from conftest import DEMO, FIXTURES, REPO, eventually, heavy_imports, kroute
+from testing.paths import DEMO, FIXTURES, REPO
+from testing.process import heavy_imports, kroute
+from testing.wait import eventually
 
 EM = "\u2014"
 HOOKS = REPO / "hooks"

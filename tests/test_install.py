@@ -14,8 +14,8 @@ import pytest
 
 from router.core import harness
 from router.integrations import install
-
-from conftest import DEMO, FIXTURES, kroute
+from testing.paths import DEMO, FIXTURES
+from testing.process import kroute
 
 BIN = Path(sys.executable).parent
 

@@ -14,8 +14,9 @@ import pytest
 
 from router.base import protocol, wire
 from router.serve import client, launcher
-
-from conftest import DEMO, eventually, heavy_imports
+from testing.paths import DEMO
+from testing.process import heavy_imports
+from testing.wait import eventually
 
 KROUTE = Path(sys.executable).with_name("kroute")
 

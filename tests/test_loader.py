@@ -17,8 +17,7 @@ from router.core import config
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 
 @pytest.fixture

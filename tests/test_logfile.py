@@ -17,9 +17,8 @@ import pytest
 from router.base import paths
 from router.base.errors import StateError
 from router.logbook import logfile, shadow
-
-from conftest import DEMO, REPO
-from records import read_all, record
+from testing.paths import DEMO, REPO
+from testing.records import read_all, record
 
 
 def test_append_and_read_round_trip(tmp_path: Path) -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from router.base import paths, protocol
-
-from conftest import REPO
+from testing.paths import REPO
 
 
 def write(directory: Path, text: str) -> Path:

@@ -16,8 +16,8 @@ import tomllib
 from pathlib import Path
 
 from router.integrations import install
-
-from conftest import DEMO, FIXTURES, REPO, eventually
+from testing.paths import DEMO, FIXTURES, REPO
+from testing.wait import eventually
 
 BIN = Path(sys.executable).parent
 PAYLOADS = FIXTURES / "hook_payloads"

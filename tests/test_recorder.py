@@ -23,8 +23,8 @@ from router.core import config
 from router.logbook import recorder, shadow
 from router.runtime.engine import Engine
 from router.serve import client, service
-
-from conftest import CHROMIUM, DEMO, kroute
+from testing.paths import CHROMIUM, DEMO
+from testing.process import kroute
 
 FIELDS = {
     "schema", "at", "engine_version", "catalog_fingerprint", "config_digest", "source",

@@ -18,8 +18,9 @@ import pytest
 from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, expiry, server
-
-from conftest import FIXTURES, eventually, kroute
+from testing.paths import FIXTURES
+from testing.process import kroute
+from testing.wait import eventually
 
 
 class Stub:

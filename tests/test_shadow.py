@@ -13,9 +13,8 @@ import pytest
 
 from router.base import paths
 from router.logbook import logfile, review, shadow
-
-from conftest import DEMO, FIXTURES
-from records import FILTERS, REQUEST, document, read_all, record
+from testing.paths import DEMO, FIXTURES
+from testing.records import FILTERS, REQUEST, document, read_all, record
 
 # -- reading ---------------------------------------------------------------------------------
 

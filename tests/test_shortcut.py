@@ -17,8 +17,9 @@ from router.base import wire
 from router.cli import shortcut
 from router.integrations import agents
 from router.serve import client
-
-from conftest import DEMO, REPO, eventually, kroute
+from testing.paths import DEMO, REPO
+from testing.process import kroute
+from testing.wait import eventually
 
 EM = "\u2014"
 TASKS = (

@@ -15,8 +15,7 @@ from router import __version__
 from router.core import catalog, config
 from router.runtime import census, request, snapshot
 from router.runtime.engine import Engine
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 TASKS = (
     "retry a failed webhook delivery",

@@ -12,8 +12,8 @@ from router.base.errors import EvalError
 from router.core import config, fusion
 from router.runtime import judged, suite
 from router.runtime.engine import Engine
-
-from conftest import FIXTURES, kroute
+from testing.paths import FIXTURES
+from testing.process import kroute
 
 DEMO = FIXTURES / "catalogs" / "demo"
 SKILL = ".claude/skills/debug-webhook-delivery/SKILL.md"

@@ -19,8 +19,8 @@ from router.core import config
 from router.integrations import toolserver
 from router.logbook import shadow
 from router.serve import client, service
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 HAS_SDK = importlib.util.find_spec("mcp") is not None
 needs_sdk = pytest.mark.skipif(

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from router.core import config, index
 from router.runtime.engine import Engine
 from router.serve import client, daemon
-
-from conftest import DEMO, eventually, kroute, within
+from testing.paths import DEMO
+from testing.process import kroute
+from testing.wait import eventually, within
 
 # How long a request or a settling daemon is given (generous: the box is loaded); not a
 # timing assertion.

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from router.serve import client
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 pytest.importorskip("onnxruntime", reason="the meaning extra is not installed")
 

@@ -11,8 +11,8 @@ import pytest
 from router.core import config
 from router.runtime.engine import Engine
 from router.serve import service
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 TASK = "retry a failed webhook delivery"
 
