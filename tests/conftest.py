@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from testing import spawn
 from testing.golden import UPDATE
 from testing.paths import CORPORA
 from testing.process import stop_daemons
@@ -16,6 +17,35 @@ from testing.process import stop_daemons
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(UPDATE, action="store_true", help="Rewrite golden files from current output.")
+
+
+WATCH = spawn.watch()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    WATCH.test = item.nodeid
+    try:
+        return (yield)
+    finally:
+        WATCH.test = None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    """Fail a test, in the phase it happened, that started a process and is not marked
+    `process` (its fixtures' processes count: deselecting the test deselects them too)."""
+    report: pytest.TestReport = yield
+    started = WATCH.started.get(item.nodeid)
+    if started and report.passed and item.get_closest_marker(spawn.MARKER) is None:
+        WATCH.started.pop(item.nodeid)
+        report.outcome = "failed"
+        report.longrepr = (
+            f"started a process ({started}) but is not marked `{spawn.MARKER}`: add "
+            f"@pytest.mark.{spawn.MARKER} (pytestmark for a whole file), so that "
+            f"`pytest -m 'not {spawn.MARKER}'` stays the quick loop"
+        )
+    return report
 
 
 @pytest.fixture(autouse=True)

@@ -650,6 +650,7 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
     assert "front page" in only(cat, "docs/README.md").problem
 
 
+@pytest.mark.process
 def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[no-untyped-def]
     repo = copy_tree(MESSY)
     result = kroute("check", "--json", "--catalog", str(repo))
@@ -960,6 +961,7 @@ def kroute_within(seconds: float, fifos: Iterable[Path], *args: str) -> Complete
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
 def test_kroute_check_on_every_hostile_file(copy_tree: Callable[[Path], Path]) -> None:  # 5-7
     repo, fifo = hostile_repo(copy_tree)

@@ -17,6 +17,8 @@ from router import __version__
 from testing.paths import DEMO
 from testing.process import kroute
 
+pytestmark = pytest.mark.process
+
 BIN = Path(sys.executable).parent
 ON_PATH = f"{BIN}:/usr/bin:/bin"  # kroute and kroute-hook, as pipx or uv would put them
 

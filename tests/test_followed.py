@@ -28,6 +28,8 @@ from testing.process import kroute
 from testing.records import record
 from testing.wait import eventually
 
+pytestmark = pytest.mark.process
+
 BIN = Path(sys.executable).parent
 PAYLOADS = FIXTURES / "hook_payloads"
 PROMPT = "the webhook signing key leaked in a screenshot, rotate it today"

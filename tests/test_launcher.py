@@ -18,6 +18,8 @@ from testing.paths import DEMO
 from testing.process import heavy_imports
 from testing.wait import eventually
 
+pytestmark = pytest.mark.process
+
 KROUTE = Path(sys.executable).with_name("kroute")
 
 

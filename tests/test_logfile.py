@@ -73,6 +73,7 @@ for seq in range(200):
 """
 
 
+@pytest.mark.process
 def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     path, go = tmp_path / "shadow" / "r" / "2025-03-01.jsonl", tmp_path / "go"
     writers = [
@@ -95,6 +96,7 @@ def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     assert seen == {w: list(range(200)) for w in range(8)}
 
 
+@pytest.mark.process
 def test_a_full_day_drops_lines_and_stats_says_so(tmp_path: Path, copy_tree: Any) -> None:
     repo = copy_tree(DEMO).resolve()
     directory = shadow.log_dir(

@@ -41,6 +41,7 @@ def embedder() -> model.Embedder:
         pytest.skip(f"the meaning extra is not installed: {error}")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "module",
     [

@@ -42,6 +42,7 @@ def test_torn_last_line_and_garbage_are_skipped_and_counted(tmp_path: Path) -> N
     assert [s.line for s in skipped] == [2, 3, 4, 7]
 
 
+@pytest.mark.process
 def test_valid_but_incomplete_lines_are_skipped_and_counted(tmp_path: Path, copy_tree: Any) -> None:
     repo = copy_tree(DEMO).resolve()
     directory = shadow.log_dir(

@@ -19,6 +19,8 @@ from testing.paths import DEMO, FIXTURES
 from testing.process import kroute
 from testing.wait import eventually
 
+pytestmark = pytest.mark.process
+
 NOBODY = 65534  # a uid no test process runs as
 SECRET = "rotate the webhook signing key zebra-secret-7731"
 as_root = pytest.mark.skipif(

@@ -155,6 +155,7 @@ def test_a_burst_also_applies_the_changes_whose_events_were_lost(
     assert service.status()["unreported"] == 2  # the new file and the deleted one
 
 
+@pytest.mark.process
 def test_a_file_deleted_while_a_cold_load_is_kept_is_not_served_from_its_snapshot(
     copy_tree: Callable[[Path], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -201,6 +202,7 @@ def test_an_idle_census_finds_a_change_no_event_reported(
     assert service.engine.catalog.fingerprint == cold(repo)[0]
 
 
+@pytest.mark.process
 def test_an_edit_made_through_a_memory_map_reaches_the_index(
     copy_tree: Callable[[Path], Path],
 ) -> None:
@@ -288,6 +290,7 @@ def poller(branched: Path) -> Iterator[Poller]:
     running.close()
 
 
+@pytest.mark.process
 def test_a_branch_switch_and_a_folder_deleted_and_restored_are_each_one_update(
     branched: Path, poller: Poller
 ) -> None:
@@ -386,6 +389,7 @@ def tree(tmp_path: Path) -> Iterator[tuple[Tree, client.Target]]:
     yield made, started(repo)
 
 
+@pytest.mark.process
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -17,6 +17,8 @@ from router.serve import client
 from testing.paths import DEMO
 from testing.process import kroute
 
+pytestmark = pytest.mark.process
+
 pytest.importorskip("onnxruntime", reason="the meaning extra is not installed")
 
 # The words reach one billing decision; the metering spec and the billing skill share none

@@ -129,6 +129,7 @@ def test_the_catalog_lists_entries_in_path_order(app: service.App) -> None:
     assert ask(app, "/v1/catalog", {"kind": 3}).status == 400
 
 
+@pytest.mark.process
 def test_the_cli_prints_the_text_or_the_json() -> None:
     args = ("why-not", "--catalog", str(DEMO), "--no-daemon", "--budget", "1")
     shown = kroute(*args, "TW-DR-0001", TASK)
