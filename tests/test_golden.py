@@ -38,6 +38,7 @@ pytestmark = pytest.mark.process
 HOOKS = REPO / "hooks"
 PAYLOADS = FIXTURES / "hook_payloads"
 BIN = Path(sys.executable).parent
+DEADLINE = "60"  # seconds: the shims' deadlines (0.4 s for curl) are not under test here
 # variables of the developer's shell that would change what the programs print
 UNSET = (
     "KROUTE_CONFIG", "KROUTE_MODE", "KROUTE_SKIP", "KROUTE_SOCKET", "NO_COLOR",
@@ -235,6 +236,8 @@ def run_shim(at: Place, harness: str, shim: str, file: str) -> subprocess.Comple
     directory (here below the root)."""
     data = (PAYLOADS / file).read_bytes().replace(b"REPO", str(at.repo).encode())
     env = {**at.env, "KROUTE_HOOK_BIN": str(BIN / "kroute-hook"), "KROUTE_VERSION": __version__}
+    # a loaded machine must not turn an answer into the silence a missed deadline gives
+    env.update(KROUTE_CURL_DEADLINE=DEADLINE, KROUTE_HOOK_DEADLINE=DEADLINE)
     cwd = at.repo
     if harness == "claude":
         env["CLAUDE_PROJECT_DIR"] = str(at.repo)
