@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-from conftest import REPO
+from testing.paths import REPO
 
 BENCH = REPO / "scripts" / "bench.py"
 
@@ -38,6 +38,7 @@ def test_task_streams_are_fixed_and_distinct() -> None:
     assert not set(first) & set(warm)
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("curl") is None, reason="bench.py times curl; none installed")
 def test_a_small_run_prints_the_table_and_its_figures(tmp_path: Path) -> None:
     done = subprocess.run(
@@ -57,6 +58,7 @@ def test_a_small_run_prints_the_table_and_its_figures(tmp_path: Path) -> None:
         assert result[key] > 0, key
 
 
+@pytest.mark.process
 def test_the_first_prompt_bench_says_it_skipped_without_the_shared_corpora(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH), "--first-prompt", "--workdir", str(tmp_path / "work")],

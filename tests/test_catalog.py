@@ -20,8 +20,9 @@ from router.core.catalog import MAX_FILE_BYTES, Catalog
 from router.core.diagnostic import Diagnostic
 from router.core.index import Index
 from router.core.walk import SKIP_DIRS
-
-from conftest import CORPORA, DEMO, FIXTURES, kroute, within
+from testing.paths import CORPORA, DEMO, FIXTURES
+from testing.process import kroute
+from testing.wait import within
 
 MESSY = FIXTURES / "catalogs" / "messy"
 
@@ -649,6 +650,7 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
     assert "front page" in only(cat, "docs/README.md").problem
 
 
+@pytest.mark.process
 def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[no-untyped-def]
     repo = copy_tree(MESSY)
     result = kroute("check", "--json", "--catalog", str(repo))
@@ -942,7 +944,7 @@ def test_governs_globs_no_route_could_match_are_dropped(tmp_path: Path) -> None:
 
 
 def kroute_within(seconds: float, fifos: Iterable[Path], *args: str) -> CompletedProcess[str]:
-    """Run the real `kroute` console script, as conftest's `kroute` does, failing the test
+    """Run the real `kroute` console script, as testing.process.kroute does, failing the test
     when it runs longer than `seconds` (and freeing `fifos`' blocked readers then)."""
     try:
         return subprocess.run(
@@ -959,6 +961,7 @@ def kroute_within(seconds: float, fifos: Iterable[Path], *args: str) -> Complete
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
 def test_kroute_check_on_every_hostile_file(copy_tree: Callable[[Path], Path]) -> None:  # 5-7
     repo, fifo = hostile_repo(copy_tree)

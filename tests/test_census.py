@@ -14,8 +14,7 @@ import pytest
 
 from router.core import config, walk
 from router.runtime import census
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 
 @pytest.fixture
@@ -33,12 +32,14 @@ def walked_here(cfg: config.Config) -> census.Walked:
     return present, stamps, problems
 
 
+@pytest.mark.process
 def test_the_helper_walks_as_the_process_would(repo: Path) -> None:
     cfg = configured(repo)
     survey = census.Census(cfg, census.HELPER_FILES, lambda: None)
     assert survey.result() == walked_here(cfg)
 
 
+@pytest.mark.process
 def test_the_helper_walks_only_once_armed(repo: Path) -> None:
     """A file written before the watches are armed is in the walk: the walk began after."""
     cfg = configured(repo)
@@ -51,6 +52,7 @@ def test_the_helper_walks_only_once_armed(repo: Path) -> None:
     assert "docs/how-to/late.md" in present and "docs/how-to/late.md" in stamps
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "command",
     [
@@ -77,6 +79,7 @@ def test_a_small_catalog_is_walked_in_process(repo: Path, monkeypatch: pytest.Mo
     assert census.Census(cfg, census.HELPER_FILES - 1, lambda: None).result() == walked_here(cfg)
 
 
+@pytest.mark.process
 def test_a_cancelled_walk_leaves_no_helper_behind(repo: Path) -> None:
     survey = census.Census(configured(repo), census.HELPER_FILES, lambda: None)
     survey._started.wait()

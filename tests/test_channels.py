@@ -22,8 +22,8 @@ from test_toolserver import needs_sdk, session
 from router.cli.group import main
 from router.core import config
 from router.integrations import toolserver
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 EM = "\u2014"
 TASK = "edge throttling in src/edge.py"
@@ -191,6 +191,7 @@ def test_no_channel_carries_a_hidden_character_or_a_forged_line(
     assert forbidden(page.read_text(encoding="utf-8"), "\n\t") == []
 
 
+@pytest.mark.process
 def test_kroute_check_prints_no_escape_sequence_and_no_forged_line(
     copy_tree: Callable[[Path], Path],
 ) -> None:
@@ -206,6 +207,7 @@ def test_kroute_check_prints_no_escape_sequence_and_no_forged_line(
         assert not any(line.startswith("FAKE.md") for line in result.stdout.splitlines())
 
 
+@pytest.mark.process
 @needs_sdk
 def test_the_mcp_server_hands_an_agent_no_hidden_character(
     copy_tree: Callable[[Path], Path],

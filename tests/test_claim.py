@@ -20,8 +20,7 @@ from router.core import catalog, config, index, whynot
 from router.core.catalog import Catalog
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
-
-from conftest import kroute
+from testing.process import kroute
 
 
 def write(root: Path, relpath: str, text: str) -> Path:
@@ -117,6 +116,7 @@ def test_the_index_finds_a_qualified_entry_by_its_bare_stem_when_one_has_it(
     assert found.get("d/installing").path == "d/installing.md"  # type: ignore[union-attr]
 
 
+@pytest.mark.process
 def test_why_not_takes_a_bare_stem_and_names_the_candidates_of_an_ambiguous_one(
     tmp_path: Path,
 ) -> None:
@@ -176,6 +176,7 @@ def test_a_skill_folder_is_one_entry_its_pages_sections_naming_them(skills: Path
     assert not any("Zebu" in s.text for s in pdf.body)
 
 
+@pytest.mark.process
 def test_evidence_names_the_page_a_term_reached(skills: Path) -> None:
     settings = config.bare(skills)
     engine = Engine(settings, load(skills))

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from router.core import config
-
-from conftest import DEMO, FIXTURES, kroute
+from testing.paths import DEMO, FIXTURES
+from testing.process import kroute
 
 EM = "\u2014"
 
 
+@pytest.mark.process
 def test_eval_annex_fixtures_pass_four_of_four() -> None:
     result = kroute("eval", str(FIXTURES / "annex"), "--json")
     assert result.returncode == 0, result.stderr
@@ -26,6 +27,7 @@ def test_eval_annex_fixtures_pass_four_of_four() -> None:
     assert (report["case_count"], report["passed_case_count"]) == (4, 4)
 
 
+@pytest.mark.process
 def test_explain_gives_seed_one_numbers() -> None:
     task = "rate limit and back off across multiple LLM providers"
     catalog = FIXTURES / "catalogs" / "annex-provider_backoff_route"
@@ -49,6 +51,7 @@ def test_explain_gives_seed_one_numbers() -> None:
     assert top["matched_note_ids"] == ["note_provider_backoff"]
 
 
+@pytest.mark.process
 def test_headwater_route_loads_every_document(corpus: Path) -> None:
     catalog = corpus / "headwater"
     check = kroute("check", "--catalog", str(catalog), "--json")
@@ -65,6 +68,7 @@ def test_headwater_route_loads_every_document(corpus: Path) -> None:
     assert doc["text"].strip() in text.stdout
 
 
+@pytest.mark.process
 def test_malformed_yaml_is_named_with_its_line_and_the_rest_still_routes(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     shutil.copytree(DEMO, repo)
@@ -78,6 +82,7 @@ def test_malformed_yaml_is_named_with_its_line_and_the_rest_still_routes(tmp_pat
     assert "docs/how-to/" in routed.stdout
 
 
+@pytest.mark.process
 def test_same_request_twice_gives_identical_bytes() -> None:
     args = ("route", "--catalog", str(DEMO), "--json", "retry a failed delivery")
     first, second = kroute(*args), kroute(*args)
@@ -85,6 +90,7 @@ def test_same_request_twice_gives_identical_bytes() -> None:
     assert first.stdout == second.stdout
 
 
+@pytest.mark.process
 def test_task_from_stdin_and_text_form() -> None:
     result = kroute("route", "--catalog", str(DEMO), "-", stdin="rotate the webhook signing key\n")
     assert result.returncode == 0, result.stderr
@@ -97,6 +103,7 @@ def test_task_from_stdin_and_text_form() -> None:
     assert "\x1b[" not in result.stdout  # not a terminal: no color
 
 
+@pytest.mark.process
 def test_route_filters_budget_and_withheld() -> None:
     result = kroute(
         "route", "--catalog", str(DEMO), "--json", "--budget", "1", "retry a failed delivery"
@@ -114,6 +121,7 @@ def test_route_filters_budget_and_withheld() -> None:
     assert json.loads(none.stdout)["silence"]["reason"] == "filtered"
 
 
+@pytest.mark.process
 def test_init_writes_a_starter_and_never_overwrites(tmp_path: Path) -> None:
     first = kroute("init", cwd=tmp_path)
     assert first.returncode == 0
@@ -127,6 +135,7 @@ def test_init_writes_a_starter_and_never_overwrites(tmp_path: Path) -> None:
     assert (tmp_path / "kroute.toml").read_text() == written
 
 
+@pytest.mark.process
 def test_errors_and_usage_errors_exit_one_and_two(tmp_path: Path) -> None:
     (tmp_path / "kroute.toml").write_text("[route]\norder = 'sideways'\n")
     bad = kroute("route", "anything", cwd=tmp_path)
@@ -138,6 +147,7 @@ def test_errors_and_usage_errors_exit_one_and_two(tmp_path: Path) -> None:
     assert limit.returncode == 2
 
 
+@pytest.mark.process
 def test_init_roots_every_usual_home_so_rules_added_later_are_routed(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "intro.md").write_text("# Webhook retries\n\nWe retry deliveries.\n")
@@ -153,6 +163,7 @@ def test_init_roots_every_usual_home_so_rules_added_later_are_routed(tmp_path: P
     assert checked.stdout.strip().splitlines()[-1].startswith("4 entries (doc 1, rule 3)")
 
 
+@pytest.mark.process
 def test_check_names_catalog_files_outside_the_roots(tmp_path: Path) -> None:
     (tmp_path / "kroute.toml").write_text('roots = ["docs"]\n')
     (tmp_path / "docs").mkdir()
@@ -179,6 +190,7 @@ def test_check_names_catalog_files_outside_the_roots(tmp_path: Path) -> None:
     assert kroute("check", cwd=tmp_path).stdout == "1 entry (doc 1); 0 errors, 0 warnings\n"
 
 
+@pytest.mark.process
 def test_check_counts_info_lines_apart_from_warnings() -> None:
     result = kroute("check", "--catalog", str(FIXTURES / "catalogs" / "messy"), "--json")
     document = json.loads(result.stdout)
@@ -188,6 +200,7 @@ def test_check_counts_info_lines_apart_from_warnings() -> None:
     assert document["errors"] == severities.count("error")
 
 
+@pytest.mark.process
 def test_check_outside_a_repository_gives_the_error_route_gives(tmp_path: Path) -> None:
     check = kroute("check", cwd=tmp_path)
     route = kroute("route", "anything", cwd=tmp_path)
@@ -196,6 +209,7 @@ def test_check_outside_a_repository_gives_the_error_route_gives(tmp_path: Path) 
     assert check.stderr.startswith(f"Error: No kroute.toml in {tmp_path.resolve()}")
 
 
+@pytest.mark.process
 def test_check_counts_entries_by_kind() -> None:
     result = kroute("check", "--catalog", str(DEMO))
     assert result.returncode == 0
@@ -203,6 +217,7 @@ def test_check_counts_entries_by_kind() -> None:
     assert "decision" in summary and "0 errors" in summary
 
 
+@pytest.mark.process
 def test_a_governed_path_offers_every_governing_document(corpus: Path) -> None:
     result = kroute(
         "route",
@@ -221,6 +236,7 @@ def test_a_governed_path_offers_every_governing_document(corpus: Path) -> None:
     assert all(p["evidence"]["anchors"] == ["engine/crates/cli/src/main.rs"] for p in anchored)
 
 
+@pytest.mark.process
 def test_eval_judged_prints_the_three_orders(corpus: Path) -> None:
     result = kroute(
         "eval",
@@ -236,6 +252,7 @@ def test_eval_judged_prints_the_three_orders(corpus: Path) -> None:
     assert rows == ["diverse", "turns", "score"]
 
 
+@pytest.mark.process
 def test_eval_intent_prints_accuracy_and_confusions() -> None:
     result = kroute("eval", "--intent", str(FIXTURES / "intent" / "labelled.jsonl"))
     assert result.returncode == 0, result.stderr
@@ -243,6 +260,7 @@ def test_eval_intent_prints_accuracy_and_confusions() -> None:
     assert "accuracy" in result.stdout
 
 
+@pytest.mark.process
 def test_eval_baseline_bm25_runs_in_the_same_process(corpus: Path) -> None:
     result = kroute(
         "eval",
@@ -264,6 +282,7 @@ def test_eval_baseline_bm25_runs_in_the_same_process(corpus: Path) -> None:
     assert all("bm25" in task["rank"] for task in report["tasks"])
 
 
+@pytest.mark.process
 def test_eval_judged_routes_a_task_over_its_repo_folder(tmp_path: Path) -> None:
     for repo, title in (("one", "Rotate the signing keys"), ("two", "Rotate the tyres")):
         (tmp_path / repo / "adr").mkdir(parents=True)
@@ -288,6 +307,7 @@ def test_eval_judged_routes_a_task_over_its_repo_folder(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "names repo 'one'" in missing.stderr
 
 
+@pytest.mark.process
 def test_relevance_command_gives_the_headline() -> None:
     request = FIXTURES / "relevance" / "headline.json"
     result = kroute("relevance", str(request), "--json")
@@ -305,6 +325,7 @@ def test_relevance_command_gives_the_headline() -> None:
     assert bad.returncode == 1 and bad.stderr.startswith("Error: ")
 
 
+@pytest.mark.process
 def test_route_with_focus_drops_the_import_only_entry() -> None:
     task = "change how invoice tax lines are computed"
     focus = str(DEMO / "src" / "billing" / "invoice.py")
@@ -315,6 +336,7 @@ def test_route_with_focus_drops_the_import_only_entry() -> None:
     assert "TW-SPEC-invoice-builder" in ids and "TW-DR-0006" not in ids
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("text", "starts"),
     [
@@ -331,6 +353,7 @@ def test_intent_command_tapers_its_output(text: str, starts: str) -> None:
         assert envelope["strategy"] == "global" and envelope["fallback"] is True
 
 
+@pytest.mark.process
 def test_route_json_records_the_intent_with_auto_strategy() -> None:
     result = kroute(
         "route",
@@ -354,6 +377,7 @@ def route_json(catalog: Path, task: str, *extra: str) -> dict:  # type: ignore[t
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
+@pytest.mark.process
 def test_a_rotation_task_reaches_the_record_through_its_body(corpus: Path) -> None:
     repo = corpus / "adr" / "alphagov-govuk-infrastructure"
     doc = route_json(repo, "pods keep the old database password after a rotation")
@@ -365,6 +389,7 @@ def test_a_rotation_task_reaches_the_record_through_its_body(corpus: Path) -> No
     assert "body (" in doc["text"]
 
 
+@pytest.mark.process
 def test_a_superseded_record_names_its_successor_which_comes_first() -> None:
     doc = route_json(
         FIXTURES / "adr" / "alphagov-forms", "send emails with govuk notify or amazon ses"
@@ -376,6 +401,7 @@ def test_a_superseded_record_names_its_successor_which_comes_first() -> None:
     assert "[superseded by ADR019-use-amazon-ses]" in doc["text"]
 
 
+@pytest.mark.process
 def test_skill_rules_triggers_reach_their_skill_with_evidence() -> None:
     demo = FIXTURES / "catalogs" / "demo"
     cases = {
@@ -401,6 +427,7 @@ def test_skill_rules_triggers_reach_their_skill_with_evidence() -> None:
     assert "answer-billing-question" not in {p["id"] for p in test_file["pointers"]}
 
 
+@pytest.mark.process
 def test_conversational_words_and_path_syntax_reach_nothing(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -424,6 +451,7 @@ def test_conversational_words_and_path_syntax_reach_nothing(tmp_path: Path) -> N
     assert [(p["id"], p["evidence"]["by"]) for p in hints["pointers"]] == [("style", "anchor")]
 
 
+@pytest.mark.process
 def test_a_pasted_log_of_five_thousand_words_routes() -> None:
     demo = FIXTURES / "catalogs" / "demo"
     noise = " ".join(f"frame{i} at worker.py:{i}" for i in range(1700))
@@ -432,6 +460,7 @@ def test_a_pasted_log_of_five_thousand_words_routes() -> None:
     assert doc["pointers"][0]["id"] == "debug-webhook-delivery"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("raised", "code", "says"),
     [
@@ -469,6 +498,7 @@ def test_one_handler_around_main_gives_each_failure_its_exit_code(
         assert "ZeroDivisionError: boom" in log.read_text()
 
 
+@pytest.mark.process
 def test_route_where_there_is_no_catalog_says_where_it_looked_and_starts_nothing(
     tmp_path: Path,
 ) -> None:
@@ -483,6 +513,7 @@ def test_route_where_there_is_no_catalog_says_where_it_looked_and_starts_nothing
     assert not list(runtime.glob("*.json"))  # no daemon was started over it
 
 
+@pytest.mark.process
 def test_route_without_a_config_still_reads_the_default_roots(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / "docs").mkdir(parents=True)
@@ -536,6 +567,7 @@ def help_loads(report: str, *args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
+@pytest.mark.process
 def test_help_imports_no_command_module() -> None:
     done = help_loads(
         "sorted(m for m in sys.modules if m.startswith('router.runtime')"
@@ -549,6 +581,7 @@ def test_help_imports_no_command_module() -> None:
 HELP_UNNEEDED = ("orjson", "tomllib", "router.core.config", "hashlib", "traceback")
 
 
+@pytest.mark.process
 def test_help_loads_click_and_the_command_table_only() -> None:
     done = help_loads("[m for m in sys.argv[1:] if m in sys.modules]", *HELP_UNNEEDED)
     assert done.stdout.strip().splitlines()[-1] == "loaded:"
@@ -599,6 +632,7 @@ def run_help(columns: int, program: str = "kroute") -> subprocess.CompletedProce
     return done
 
 
+@pytest.mark.process
 def test_help_on_a_wide_terminal_prints_the_overview_without_click() -> None:
     from router.cli import overview
 
@@ -612,6 +646,7 @@ def test_help_on_a_wide_terminal_prints_the_overview_without_click() -> None:
     assert other.stdout.endswith("click loaded: True\n") and "Usage: " in other.stdout
 
 
+@pytest.mark.process
 def test_help_from_the_installed_script_matches_the_overview() -> None:
     from router.cli import overview
 
@@ -652,6 +687,7 @@ def with_closed_stdout(*args: str, cwd: Path) -> subprocess.CompletedProcess[str
         os.close(write)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "args",
     [("route", "rotate the webhook signing key", "--no-daemon"), ("shadow", "tail")],
@@ -670,6 +706,7 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, args: tuple[str, ...]) -> No
 # -- an unusable state or runtime directory ---------------------------------------------------
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("unusable", ["XDG_RUNTIME_DIR", "HOME"])
 def test_a_route_is_answered_in_process_when_no_daemon_can_be_had(
     tmp_path: Path, unusable: str

@@ -9,8 +9,7 @@ import pytest
 from router.base.errors import ConfigError
 from router.core import config
 from router.core.config import DEFAULT_ROOTS
-
-from conftest import DEMO, FIXTURES
+from testing.paths import DEMO, FIXTURES
 
 FULL = """\
 roots = ["docs", ".cursor/rules"]

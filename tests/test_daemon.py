@@ -23,8 +23,9 @@ from router.base import wire
 from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, launcher
-
-from conftest import DEMO, FIXTURES, REPO, eventually, heavy_imports, kroute
+from testing.paths import DEMO, FIXTURES, REPO
+from testing.process import heavy_imports, kroute
+from testing.wait import eventually
 
 EM = "\u2014"
 
@@ -68,6 +69,7 @@ def pointer_ids(target: client.Target, task: str) -> list[str]:
     ]
 
 
+@pytest.mark.process
 def test_curl_is_a_client(running: client.Target) -> None:
     code, doc = curl(running, "/v1/route", "-d", '{"task": "rotate the webhook signing key"}')
     assert code == 200
@@ -79,6 +81,7 @@ def test_curl_is_a_client(running: client.Target) -> None:
     assert code == 200 and status["entries"] >= 40 and status["pid"] > 0
 
 
+@pytest.mark.process
 def test_socket_and_directory_modes(running: client.Target) -> None:
     assert stat.S_IMODE(running.places.socket.stat().st_mode) == 0o600
     assert stat.S_IMODE(running.places.runtime.stat().st_mode) == 0o700
@@ -86,6 +89,7 @@ def test_socket_and_directory_modes(running: client.Target) -> None:
     assert set(status) >= {"pid", "socket", "version", "root", "started_at"}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("args", "code", "error"),
     [
@@ -106,6 +110,7 @@ def test_bad_requests_get_their_status_and_the_daemon_keeps_serving(
     assert pointer_ids(running, "rotate the webhook signing key")
 
 
+@pytest.mark.process
 def test_oversized_body_is_413(running: client.Target, tmp_path: Path) -> None:
     big = tmp_path / "big.json"
     big.write_text(json.dumps({"task": "x" * (1024 * 1024 + 10)}))
@@ -114,6 +119,7 @@ def test_oversized_body_is_413(running: client.Target, tmp_path: Path) -> None:
     assert pointer_ids(running, "rotate the webhook signing key")
 
 
+@pytest.mark.process
 def test_an_edit_on_disk_reaches_the_next_route(running: client.Target, repo: Path) -> None:
     new = repo / "docs" / "decisions" / "0100-quokka.md"
     new.write_text("---\nid: TW-DR-0100\ntitle: Quokka\nsummary: zanzibar quokka policy\n---\n")
@@ -124,6 +130,7 @@ def test_an_edit_on_disk_reaches_the_next_route(running: client.Target, repo: Pa
     assert eventually(lambda: pointer_ids(running, "marmot burrow") == [])
 
 
+@pytest.mark.process
 def test_a_malformed_edit_keeps_the_old_entry_and_shows_a_diagnostic(
     running: client.Target, repo: Path
 ) -> None:
@@ -143,6 +150,7 @@ def test_a_malformed_edit_keeps_the_old_entry_and_shows_a_diagnostic(
     assert client.call(running, "GET", "/v1/status").json()["stale"] == 1
 
 
+@pytest.mark.process
 def test_fifty_concurrent_clients_are_all_answered(running: client.Target) -> None:
     tasks = [
         "rotate the webhook signing key",
@@ -164,6 +172,7 @@ def test_fifty_concurrent_clients_are_all_answered(running: client.Target) -> No
     assert results == [True] * 50
 
 
+@pytest.mark.process
 def test_a_silent_client_does_not_block_others(running: client.Target) -> None:
     import socket
 
@@ -172,6 +181,7 @@ def test_a_silent_client_does_not_block_others(running: client.Target) -> None:
         assert pointer_ids(running, "retry a failed delivery")
 
 
+@pytest.mark.process
 def test_kill_minus_nine_then_route_starts_a_fresh_daemon(
     running: client.Target, repo: Path
 ) -> None:
@@ -186,6 +196,7 @@ def test_kill_minus_nine_then_route_starts_a_fresh_daemon(
     assert new != old and wire.alive(new)
 
 
+@pytest.mark.process
 def test_status_stop_and_precise_messages(repo: Path) -> None:
     assert kroute("status", cwd=repo).stdout.startswith("not-running: no daemon is running for")
     assert kroute("start", cwd=repo).returncode == 0
@@ -197,6 +208,7 @@ def test_status_stop_and_precise_messages(repo: Path) -> None:
     assert kroute("status", cwd=repo).returncode == 1
 
 
+@pytest.mark.process
 def test_a_daemon_of_another_version_is_replaced(repo: Path) -> None:
     code = (
         "import os, sys; from pathlib import Path; from router.core import config; from router.serve import foreground; "
@@ -218,12 +230,14 @@ def test_a_daemon_of_another_version_is_replaced(repo: Path) -> None:
             old.kill()
 
 
+@pytest.mark.process
 def test_an_old_client_is_told_to_restart(running: client.Target) -> None:
     reply = client.call(running, "POST", "/v1/route", {"task": "x"}, version="0.0.0-old")
     assert reply.status == 409
     assert reply.json()["error"]["code"] == "restart"
 
 
+@pytest.mark.process
 def test_no_daemon_routes_in_process(repo: Path) -> None:
     routed = kroute("route", "--no-daemon", "--json", "retry a failed delivery", cwd=repo)
     assert routed.returncode == 0
@@ -231,6 +245,7 @@ def test_no_daemon_routes_in_process(repo: Path) -> None:
     assert not list((Path(os.environ["XDG_RUNTIME_DIR"]) / "kroute").glob("*.sock"))
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
 def test_connections_from_another_user_are_refused(running: client.Target) -> None:
     # Open the socket's permissions so only the peer-credential check stands in the way.
@@ -249,6 +264,7 @@ def test_connections_from_another_user_are_refused(running: client.Target) -> No
     assert pointer_ids(running, "retry a failed delivery")
 
 
+@pytest.mark.process
 def test_client_module_imports_only_the_standard_library() -> None:
     assert heavy_imports("router.serve.client") == []
 
@@ -256,6 +272,7 @@ def test_client_module_imports_only_the_standard_library() -> None:
 HEADLINE = Path(__file__).parents[1] / "fixtures" / "relevance" / "headline.json"
 
 
+@pytest.mark.process
 def test_relevance_endpoint_gives_the_headline(running: client.Target) -> None:
     code, doc = curl(running, "/v1/matrix/relevance", "--data-binary", f"@{HEADLINE}")
     assert code == 200
@@ -271,6 +288,7 @@ def test_relevance_endpoint_gives_the_headline(running: client.Target) -> None:
     assert code == 200 and doc["kept"][0]["doc_id"] == "sym:connector"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "body",
     [
@@ -291,6 +309,7 @@ def test_relevance_endpoint_rejects_bad_requests_with_400(
     assert pointer_ids(running, "retry a failed delivery")
 
 
+@pytest.mark.process
 def test_relevance_body_cap_is_four_mebibytes(running: client.Target, tmp_path: Path) -> None:
     under = json.loads(HEADLINE.read_text())
     under["chunks"][2]["text"] = "w " * (
@@ -308,6 +327,7 @@ def test_relevance_body_cap_is_four_mebibytes(running: client.Target, tmp_path: 
     assert pointer_ids(running, "retry a failed delivery")
 
 
+@pytest.mark.process
 def test_intent_endpoint(running: client.Target) -> None:
     code, doc = curl(running, "/v1/intent", "-d", '{"text": "grep for `parse_config` under src/"}')
     assert code == 200
@@ -316,6 +336,7 @@ def test_intent_endpoint(running: client.Target) -> None:
     assert code == 400
 
 
+@pytest.mark.process
 def test_a_directory_moved_in_and_out_is_indexed_and_forgotten(
     running: client.Target, repo: Path, tmp_path: Path
 ) -> None:
@@ -329,6 +350,7 @@ def test_a_directory_moved_in_and_out_is_indexed_and_forgotten(
     assert eventually(lambda: pointer_ids(running, "walrus tusk narwhal") == [])
 
 
+@pytest.mark.process
 def test_a_missing_socket_is_named_and_the_daemon_replaced(
     running: client.Target, repo: Path
 ) -> None:
@@ -344,6 +366,7 @@ def test_a_missing_socket_is_named_and_the_daemon_replaced(
     assert client.state(running)[0] == "running"
 
 
+@pytest.mark.process
 def test_a_stale_status_file_is_cleaned(repo: Path) -> None:
     target = client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
     target.places.runtime.mkdir(parents=True, exist_ok=True)
@@ -355,6 +378,7 @@ def test_a_stale_status_file_is_cleaned(repo: Path) -> None:
     assert not target.places.status.exists()
 
 
+@pytest.mark.process
 def test_a_root_created_after_start_is_watched(tmp_path: Path) -> None:
     repo = tmp_path / "fresh"
     repo.mkdir()
@@ -368,6 +392,7 @@ def test_a_root_created_after_start_is_watched(tmp_path: Path) -> None:
     assert eventually(lambda: pointer_ids(target, "cached five minutes") == ["DR-1"])
 
 
+@pytest.mark.process
 def test_a_route_is_logged_after_its_answer_even_when_the_client_hangs_up(
     running: client.Target,
 ) -> None:
@@ -521,6 +546,7 @@ MOVES = {
 }
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("move", MOVES.values(), ids=list(MOVES))
 def test_the_index_converges_to_a_cold_load_after_each_move(
     git_repo: Path, move: Callable[[Path, int, Callable[[], None]], None]
@@ -535,6 +561,7 @@ def test_the_index_converges_to_a_cold_load_after_each_move(
     assert daemon_status(target)["config_error"] is None
 
 
+@pytest.mark.process
 def test_a_root_deleted_and_recreated_is_watched_again(running: client.Target, repo: Path) -> None:
     """Defect 10: entries come back, and new documents are seen, also after a reload."""
     entries = daemon_status(running)["entries"]
@@ -550,6 +577,7 @@ def test_a_root_deleted_and_recreated_is_watched_again(running: client.Target, r
     assert eventually(lambda: pointer_ids(running, "heron wading marsh") == ["TW-NEW-2"])
 
 
+@pytest.mark.process
 def test_every_atomic_save_of_the_config_is_applied(git_repo: Path) -> None:
     """Defect 11: a first and a second `sed -i`, then a `git checkout kroute.toml`."""
     target = started(git_repo)
@@ -568,6 +596,7 @@ def test_every_atomic_save_of_the_config_is_applied(git_repo: Path) -> None:
     converges(target, git_repo)
 
 
+@pytest.mark.process
 def test_an_invalid_config_shows_in_status_and_diagnostics(
     running: client.Target, repo: Path
 ) -> None:
@@ -638,6 +667,7 @@ def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.Monkey
 # -- exiting on its own (defect 17) -----------------------------------------------------------
 
 
+@pytest.mark.process
 def test_an_idle_daemon_exits(repo: Path) -> None:
     """Defect 17: `[daemon] idle_minutes` in kroute.toml; no request for that long, it exits."""
     config_file = repo / "kroute.toml"
@@ -650,6 +680,7 @@ def test_an_idle_daemon_exits(repo: Path) -> None:
     assert "idle" in target.places.log.read_text()
 
 
+@pytest.mark.process
 def test_requests_keep_a_daemon_alive_until_it_idles(repo: Path) -> None:
     """Defect 17: KROUTE_IDLE_SECONDS (for tests) overrides the config; each request restarts
     the idle clock."""
@@ -664,6 +695,7 @@ def test_requests_keep_a_daemon_alive_until_it_idles(repo: Path) -> None:
     assert eventually(lambda: not wire.alive(pid), CONVERGE_SECONDS)
 
 
+@pytest.mark.process
 def test_a_daemon_exits_when_its_root_disappears(repo: Path) -> None:
     """Defect 17: the repository directory removed, the daemon has nothing to serve."""
     target = started(repo)
@@ -685,6 +717,7 @@ def test_a_bad_idle_override_is_refused(repo: Path, value: str) -> None:
         foreground.serve(cfg, {**os.environ, "KROUTE_IDLE_SECONDS": value})
 
 
+@pytest.mark.process
 def test_a_full_disk_under_the_shadow_log_never_fails_a_route(running: client.Target) -> None:
     """Issue 13, defect 8: with the day's log on a full disk, routes and hooks still answer,
     and the daemon counts what it could not write."""
@@ -713,6 +746,7 @@ def backdated(repo: Path, seconds: float = 3600) -> Path:
     return repo
 
 
+@pytest.mark.process
 def test_a_restart_reads_only_what_changed_since_its_snapshot(repo: Path) -> None:
     backdated(repo)
     first = started(repo, KROUTE_SNAPSHOT_AFTER="0")  # a snapshot however fast the load
@@ -730,6 +764,7 @@ def test_a_restart_reads_only_what_changed_since_its_snapshot(repo: Path) -> Non
     assert pointer_ids(again, "sloth molasses glacier")[:1] == ["TW-HOW-rotate-keys"]
 
 
+@pytest.mark.process
 def test_a_route_without_a_daemon_reads_its_snapshot_and_what_changed_since(
     repo: Path,
 ) -> None:
@@ -746,6 +781,7 @@ def test_a_route_without_a_daemon_reads_its_snapshot_and_what_changed_since(
     assert [p["id"] for p in json.loads(routed.stdout)["pointers"]][:1] == ["TW-HOW-rotate-keys"]
 
 
+@pytest.mark.process
 def test_a_snapshot_of_another_version_is_not_used(repo: Path) -> None:
     backdated(repo)
     first = started(repo, KROUTE_SNAPSHOT_AFTER="0")
@@ -762,6 +798,7 @@ def test_a_snapshot_of_another_version_is_not_used(repo: Path) -> None:
     assert load["from"] == "cold" and "another kroute version" in load["snapshot_unused"]
 
 
+@pytest.mark.process
 def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Path) -> None:
     """While the catalog loads, /v1/status says `loading` and a route gets 503 `loading`
     without waiting; a client asking waits for the load within its timeout."""

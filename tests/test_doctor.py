@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from router import __version__
+from testing.paths import DEMO
+from testing.process import kroute
 
-from conftest import DEMO, kroute
+pytestmark = pytest.mark.process
 
 BIN = Path(sys.executable).parent
 ON_PATH = f"{BIN}:/usr/bin:/bin"  # kroute and kroute-hook, as pipx or uv would put them

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from router.core import catalog, config, document
-
-from conftest import FIXTURES
+from testing.paths import FIXTURES
 
 PROSE = "# Our docs\n\nWhat this folder holds, who writes it and how the records are named.\n"
 

@@ -13,8 +13,8 @@ import pytest
 from router.core import config
 from router.runtime import request
 from router.runtime.engine import Engine
-
-from conftest import DEMO, within
+from testing.paths import DEMO
+from testing.wait import within
 
 
 def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:

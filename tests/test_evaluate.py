@@ -21,8 +21,7 @@ from router.runtime.evaluate import (
     parse_labelled,
     skip_accuracy,
 )
-
-from conftest import DEMO, FIXTURES
+from testing.paths import DEMO, FIXTURES
 
 INTENT_SETS = FIXTURES / "intent"
 

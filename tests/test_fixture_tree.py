@@ -16,8 +16,7 @@ import pytest
 from router.core import config, render
 from router.runtime import request as parse
 from router.runtime.engine import Engine
-
-from conftest import FIXTURES
+from testing.paths import FIXTURES
 
 GOLDEN = FIXTURES / "golden" / "headwater-fixture.txt"
 TASKS = (

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.logbook import follow, opened
-
-from records import record
+from testing.records import record
 
 
 def read(

@@ -23,9 +23,12 @@ import pytest
 from router.base import paths
 from router.core import harness
 from router.logbook import opened, page, shadow
+from testing.paths import CHROMIUM, DEMO, FIXTURES, REPO
+from testing.process import kroute
+from testing.records import record
+from testing.wait import eventually
 
-from conftest import CHROMIUM, DEMO, FIXTURES, REPO, eventually, kroute
-from records import record
+pytestmark = pytest.mark.process
 
 BIN = Path(sys.executable).parent
 PAYLOADS = FIXTURES / "hook_payloads"

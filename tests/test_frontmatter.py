@@ -18,8 +18,7 @@ from router.core.frontmatter import (
     parse,
     split,
 )
-
-from conftest import CORPORA, FIXTURES
+from testing.paths import CORPORA, FIXTURES
 
 # --- split -----------------------------------------------------------------------------
 

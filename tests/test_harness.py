@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 from router.core import harness, render, route
 from router.core.entry import Entry
 from router.core.index import Index
-
-from conftest import DEMO, FIXTURES
+from testing.paths import DEMO, FIXTURES
 
 EM = "\u2014"
 EVIDENCE = "    "

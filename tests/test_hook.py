@@ -21,8 +21,9 @@ from router.core import harness
 from router.logbook import shadow
 from router.serve import client, launcher
 from router.serve.server import BODY_CAP
-
-from conftest import DEMO, FIXTURES, REPO, eventually, heavy_imports, kroute
+from testing.paths import DEMO, FIXTURES, REPO
+from testing.process import heavy_imports, kroute
+from testing.wait import eventually
 
 EM = "\u2014"
 HOOKS = REPO / "hooks"
@@ -78,6 +79,7 @@ def daemon(repo: Path) -> Path:
     return repo
 
 
+@pytest.mark.process
 def test_prompt_gives_pointer_and_evidence_lines_through_the_daemon(daemon: Path) -> None:
     result, _ = run_hook(
         "claude/user-prompt-submit", payload("user_prompt_submit.json", daemon), daemon
@@ -98,6 +100,7 @@ def test_prompt_gives_pointer_and_evidence_lines_through_the_daemon(daemon: Path
     assert record["intent"]["strategy"]
 
 
+@pytest.mark.process
 def test_camel_case_payload_keys_are_read(daemon: Path) -> None:
     result, _ = run_hook(
         "claude/user-prompt-submit", payload("user_prompt_submit_camel.json", daemon), daemon
@@ -106,6 +109,7 @@ def test_camel_case_payload_keys_are_read(daemon: Path) -> None:
     assert log_lines(daemon)[-1]["session"] == "b21e9d40-1f6a-4b7e-8c3d-0a5e7f9c2d18"
 
 
+@pytest.mark.process
 def test_without_a_daemon_the_hook_starts_one_and_answers_from_it(repo: Path) -> None:
     result, _ = run_hook(
         "claude/user-prompt-submit",
@@ -121,6 +125,7 @@ def test_without_a_daemon_the_hook_starts_one_and_answers_from_it(repo: Path) ->
     assert client.state(target(repo))[0] == "running"
 
 
+@pytest.mark.process
 def test_session_start_is_valid_hook_json(daemon: Path) -> None:
     result, _ = run_hook("claude/session-start", payload("session_start.json", daemon), daemon)
     document = json.loads(result.stdout)
@@ -130,6 +135,7 @@ def test_session_start_is_valid_hook_json(daemon: Path) -> None:
     assert ".cursor/rules/python-style.mdc" in output["additionalContext"]  # always-apply
 
 
+@pytest.mark.process
 def test_editing_a_governed_file_names_the_governing_documents(daemon: Path) -> None:
     result, _ = run_hook("claude/pre-tool-use", payload("pre_tool_use_edit.json", daemon), daemon)
     output = json.loads(result.stdout)["hookSpecificOutput"]
@@ -141,11 +147,13 @@ def test_editing_a_governed_file_names_the_governing_documents(daemon: Path) -> 
     assert "TaxTable" not in context  # the imported module's document is not offered
 
 
+@pytest.mark.process
 def test_a_non_file_tool_gets_nothing(daemon: Path) -> None:
     result, _ = run_hook("claude/pre-tool-use", payload("pre_tool_use_bash.json", daemon), daemon)
     assert (result.returncode, result.stdout) == (0, b"")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("name", "skip"),
     [
@@ -162,6 +170,7 @@ def test_envelopes_and_empty_prompts_print_nothing_and_log_why(
     assert log_lines(daemon)[-1]["skip"] == skip
 
 
+@pytest.mark.process
 def test_out_of_scope_prompt_is_silent(daemon: Path) -> None:
     result, _ = run_hook(
         "claude/user-prompt-submit", payload("user_prompt_out_of_scope.json", daemon), daemon
@@ -170,12 +179,14 @@ def test_out_of_scope_prompt_is_silent(daemon: Path) -> None:
     assert log_lines(daemon)[-1]["status"] == "no_match"
 
 
+@pytest.mark.process
 def test_garbage_on_stdin_prints_nothing(daemon: Path) -> None:
     for shim in ("claude/user-prompt-submit", "claude/session-start", "claude/pre-tool-use"):
         result, _ = run_hook(shim, (PAYLOADS / "garbage.bin").read_bytes(), daemon)
         assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
 
 
+@pytest.mark.process
 def test_shadow_mode_prints_nothing_and_logs_what_would_have_been_injected(daemon: Path) -> None:
     result, _ = run_hook(
         "claude/user-prompt-submit",
@@ -189,6 +200,7 @@ def test_shadow_mode_prints_nothing_and_logs_what_would_have_been_injected(daemo
     assert EM in record["text"] and record["pointers"]
 
 
+@pytest.mark.process
 def test_daemon_down_and_no_slow_path_exits_silently(repo: Path) -> None:
     # a dead daemon's leftovers: a socket nobody listens on, and no kroute-hook to fall to
     t = target(repo)
@@ -244,6 +256,7 @@ def hung(repo: Path) -> Iterator[Path]:
     t.places.status.unlink()
 
 
+@pytest.mark.process
 def test_a_hung_daemon_costs_at_most_the_deadline(hung: Path) -> None:
     result, elapsed = run_hook(
         "claude/user-prompt-submit", payload("user_prompt_submit.json", hung), hung
@@ -252,6 +265,7 @@ def test_a_hung_daemon_costs_at_most_the_deadline(hung: Path) -> None:
     assert elapsed < 5  # curl's 0.4 s and kroute-hook's 0.5 s, plus process start
 
 
+@pytest.mark.process
 def test_kroute_hook_without_arguments_or_with_skip_does_nothing(repo: Path) -> None:
     plain = subprocess.run([str(BIN / "kroute-hook")], input=b"{}", capture_output=True, cwd=repo)
     assert (plain.returncode, plain.stdout) == (0, b"")
@@ -265,6 +279,7 @@ def test_kroute_hook_without_arguments_or_with_skip_does_nothing(repo: Path) -> 
     assert (skipped.returncode, skipped.stdout) == (0, b"")
 
 
+@pytest.mark.process
 def test_pipe_hook(daemon: Path) -> None:
     result = subprocess.run(
         [str(HOOKS / "route")],
@@ -279,10 +294,12 @@ def test_pipe_hook(daemon: Path) -> None:
     assert log_lines(daemon)[-1]["source"] == "cli"
 
 
+@pytest.mark.process
 def test_hook_module_imports_only_the_standard_library() -> None:
     assert heavy_imports("router.integrations.hook") == []
 
 
+@pytest.mark.process
 def test_a_socket_named_by_the_install_is_used_as_it_is(daemon: Path) -> None:
     socket_path = str(target(daemon).places.socket)
     elsewhere = daemon.parent  # no kroute.toml to find from here: only the named socket works
@@ -306,6 +323,7 @@ EVENT_OF = {
 }
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("shim", "file", "project_dir", "names"),
     [
@@ -341,6 +359,7 @@ def test_codex_and_gemini_shims_print_one_json_document(
         assert log_lines(daemon)[-1]["source"] == f"{shim.split('/')[0]}/{output['hookEventName']}"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "outside", ["/etc/x.go", "/etc/billing/invoice.py", "../x/invoice.py", "src/../../invoice.py"]
 )
@@ -353,6 +372,7 @@ def test_a_file_outside_the_repository_gets_nothing(daemon: Path, outside: str) 
     assert (result.returncode, result.stdout) == (0, b"")
 
 
+@pytest.mark.process
 def test_a_codex_shell_command_gets_nothing_through_the_shim(daemon: Path) -> None:
     result, _ = run_hook(
         "codex/pre-tool-use", payload("codex_pre_tool_use_bash.json", daemon), daemon
@@ -388,6 +408,7 @@ print(*[m for m in sys.argv[1:] if m in set(sys.modules) - before], file=sys.std
 """
 
 
+@pytest.mark.process
 def test_the_fast_path_imports_nothing_it_does_not_need(daemon: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-c", FAST_PATH_PROBE, *FAST_PATH_UNNEEDED],
@@ -436,6 +457,7 @@ def prompt_payload(prompt: str, repo: Path) -> bytes:
     return json.dumps({"session_id": "long", "cwd": str(repo), "prompt": prompt}).encode()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("words", [5_000, 150_000])
 def test_a_long_prompt_injects_pointers_through_the_daemon(daemon: Path, words: int) -> None:
     prompt = ASKED + pasted(words)
@@ -502,6 +524,7 @@ class Canned:
             leftover.unlink(missing_ok=True)
 
 
+@pytest.mark.process
 def test_a_request_curl_gave_up_on_is_not_sent_again(repo: Path) -> None:
     silent = Canned(repo, None)  # takes every request, answers none
     try:
@@ -515,6 +538,7 @@ def test_a_request_curl_gave_up_on_is_not_sent_again(repo: Path) -> None:
     assert silent.requests == [b"POST /v1/hook/claude/UserPromptSubmit?mode=live HTTP/1.1"]
 
 
+@pytest.mark.process
 def test_kroute_hook_takes_the_daemons_answer_as_final(repo: Path) -> None:
     refused = b"HTTP/1.1 413 Payload Too Large\r\nContent-Length: 2\r\n\r\n{}"
     busy = Canned(repo, refused)
@@ -566,6 +590,7 @@ def daemon_process(repo: Path) -> bool:
     )
 
 
+@pytest.mark.process
 def test_a_hook_without_a_daemon_starts_one_first_and_loads_no_engine(repo: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-c", SPAWN_PROBE, *ENGINE_MODULES],
@@ -581,6 +606,7 @@ def test_a_hook_without_a_daemon_starts_one_first_and_loads_no_engine(repo: Path
     assert eventually(lambda: client.state(target(repo))[0] == "running", 60)
 
 
+@pytest.mark.process
 def test_session_start_starts_the_daemon_past_a_deadline_a_busy_machine_misses(
     repo: Path,
 ) -> None:
@@ -599,6 +625,7 @@ LOADING_REPLY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{
 LOADED_REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(OK_TEXT), OK_TEXT)
 
 
+@pytest.mark.process
 def test_a_prompt_while_the_daemon_loads_waits_for_it_within_the_budget(repo: Path) -> None:
     loading = Canned(repo, LOADED_REPLY, LOADING_REPLY, LOADING_REPLY)
     try:
@@ -615,6 +642,7 @@ def test_a_prompt_while_the_daemon_loads_waits_for_it_within_the_budget(repo: Pa
     assert len(loading.requests) == 3
 
 
+@pytest.mark.process
 def test_a_prompt_right_after_the_spawn_gets_the_real_daemons_pointers(repo: Path) -> None:
     launcher.spawn(target(repo), os.environ)  # still starting or loading when the hook runs
     result, _ = run_hook(

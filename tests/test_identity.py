@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import CORPORA, FIXTURES, REPO
+from testing.paths import CORPORA, FIXTURES, REPO
 
 GOLDEN = FIXTURES / "golden" / "index-identity.json"
 # Catalogs in the repository: real decision records and proposals, and the demo and messy

@@ -10,8 +10,7 @@ import pytest
 from router.core import catalog, config
 from router.core.entry import Entry
 from router.core.index import Index
-
-from conftest import DEMO, FIXTURES
+from testing.paths import DEMO, FIXTURES
 
 
 def entries_of(root: Path) -> tuple[Entry, ...]:

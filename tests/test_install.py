@@ -14,8 +14,8 @@ import pytest
 
 from router.core import harness
 from router.integrations import install
-
-from conftest import DEMO, FIXTURES, kroute
+from testing.paths import DEMO, FIXTURES
+from testing.process import kroute
 
 BIN = Path(sys.executable).parent
 
@@ -45,6 +45,7 @@ def git(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
 # -- Claude Code settings -----------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
     settings = repo / ".claude" / "settings.json"
     settings.parent.mkdir(exist_ok=True)
@@ -88,6 +89,7 @@ def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
     assert json.loads(settings.read_text()) == merged
 
 
+@pytest.mark.process
 def test_install_claude_shadow_and_refusing_a_broken_settings_file(repo: Path) -> None:
     kroute("install", "claude", "--shadow", cwd=repo)
     settings = repo / ".claude" / "settings.json"
@@ -103,6 +105,7 @@ def test_install_claude_shadow_and_refusing_a_broken_settings_file(repo: Path) -
     assert settings.read_text() == "{ not json"
 
 
+@pytest.mark.process
 def test_install_claude_user_scope_writes_under_home(repo: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     result = kroute("install", "claude", "--user", cwd=repo, env={"HOME": str(home)})
@@ -119,6 +122,7 @@ def commands_of(settings: Path, event: str) -> list[str]:
     ]
 
 
+@pytest.mark.process
 def test_a_project_install_works_unchanged_in_another_checkout_with_another_bin_dir(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -156,6 +160,7 @@ def test_a_project_install_works_unchanged_in_another_checkout_with_another_bin_
     assert "rotate-webhook-signing-key.md" in result.stdout
 
 
+@pytest.mark.process
 def test_local_scope_is_personal_and_leaves_the_shared_file_alone(repo: Path) -> None:
     assert kroute("install", "claude", "--local", cwd=repo).returncode == 0
     assert not (repo / ".claude" / "settings.json").exists()
@@ -164,6 +169,7 @@ def test_local_scope_is_personal_and_leaves_the_shared_file_alone(repo: Path) ->
     assert str(BIN / "kroute-hook") in command and "KROUTE_SOCKET=" in command
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("scope", ["--project", "--local", "--user"])
 def test_uninstall_leaves_the_settings_byte_identical(
     repo: Path, tmp_path: Path, scope: str
@@ -190,6 +196,7 @@ def test_uninstall_leaves_the_settings_byte_identical(
     assert "already up to date" in again.stdout and settings.read_bytes() == original.encode()
 
 
+@pytest.mark.process
 def test_uninstall_of_a_fresh_install_removes_all_it_created(repo: Path) -> None:
     kroute("install", "claude", cwd=repo)
     assert kroute("uninstall", "claude", cwd=repo).returncode == 0
@@ -197,6 +204,7 @@ def test_uninstall_of_a_fresh_install_removes_all_it_created(repo: Path) -> None
     assert git(repo, "status", "--porcelain").stdout == ""
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     ("name", "file", "events", "timeout"),
     [
@@ -233,6 +241,7 @@ def test_install_codex_and_gemini_merge_and_are_idempotent(
     assert settings.read_text() == original
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(("name", "says"), [("codex", "/hooks"), ("gemini", "trust the folder")])
 def test_codex_and_gemini_installs_say_how_to_trust_the_hooks(
     repo: Path, name: str, says: str
@@ -258,6 +267,7 @@ def run_codex_hook(command: str, data: bytes, cwd: Path) -> subprocess.Completed
     )
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("in_git", [True, False])
 def test_the_codex_command_runs_in_a_monorepo_subproject_and_outside_git(
     tmp_path: Path, in_git: bool
@@ -282,6 +292,7 @@ def test_the_codex_command_runs_in_a_monorepo_subproject_and_outside_git(
     assert kroute("stop", cwd=project).returncode == 0
 
 
+@pytest.mark.process
 def test_matchers_cover_every_file_writing_tool(repo: Path) -> None:
     for name, file, event in [
         ("claude", ".claude/settings.json", "PreToolUse"),
@@ -298,6 +309,7 @@ def test_matchers_cover_every_file_writing_tool(repo: Path) -> None:
         }[name] <= tools, name
 
 
+@pytest.mark.process
 def test_the_budget_follows_a_timeout_kept_from_an_earlier_install(repo: Path) -> None:
     assert kroute("install", "claude", cwd=repo).returncode == 0
     settings = repo / ".claude" / "settings.json"
@@ -317,6 +329,7 @@ def test_the_budget_follows_a_timeout_kept_from_an_earlier_install(repo: Path) -
 BARE_PATH = {"PATH": "/usr/bin:/bin", "VIRTUAL_ENV": ""}
 
 
+@pytest.mark.process
 def test_install_and_status_say_kroute_hook_is_not_on_path_and_how_to_fix_it(
     repo: Path,
 ) -> None:
@@ -331,6 +344,7 @@ def test_install_and_status_say_kroute_hook_is_not_on_path_and_how_to_fix_it(
     assert "claude hooks (project" in on_path.stdout and "can run" in on_path.stdout
 
 
+@pytest.mark.process
 def test_a_virtualenv_active_in_the_installing_shell_does_not_count(repo: Path) -> None:
     active = {"PATH": f"{BIN}:/usr/bin:/bin", "VIRTUAL_ENV": str(BIN.parent)}
     installed = kroute("install", "claude", cwd=repo, env=active)
@@ -338,6 +352,7 @@ def test_a_virtualenv_active_in_the_installing_shell_does_not_count(repo: Path) 
     assert "activated virtualenv" in installed.stderr
 
 
+@pytest.mark.process
 def test_a_local_install_writes_the_absolute_command_and_can_run_without_path(
     repo: Path,
 ) -> None:
@@ -347,6 +362,7 @@ def test_a_local_install_writes_the_absolute_command_and_can_run_without_path(
     assert command.startswith(f"{install.MARKER}{BIN / 'kroute-hook'} ")
 
 
+@pytest.mark.process
 def test_status_names_a_shim_that_is_not_executable(repo: Path) -> None:
     assert kroute("install", "claude", cwd=repo).returncode == 0
     shim = repo / ".claude" / "hooks" / "kroute" / "claude" / "user-prompt-submit"
@@ -356,6 +372,7 @@ def test_status_names_a_shim_that_is_not_executable(repo: Path) -> None:
     assert f"chmod +x {shim}" in status.stdout
 
 
+@pytest.mark.process
 def test_status_says_when_the_hook_interpreter_cannot_start_the_daemon(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -373,6 +390,7 @@ def test_status_says_when_the_hook_interpreter_cannot_start_the_daemon(
 # -- git ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_pre_commit_advises_blocks_on_catalog_errors_and_can_be_skipped(repo: Path) -> None:
     assert kroute("install", "git", cwd=repo).returncode == 0
     assert "already up to date" in kroute("install", "git", cwd=repo).stdout
@@ -397,6 +415,7 @@ def test_pre_commit_advises_blocks_on_catalog_errors_and_can_be_skipped(repo: Pa
     assert skipped.returncode == 0, skipped.stderr
 
 
+@pytest.mark.process
 def test_the_staged_version_is_checked_not_the_working_tree(repo: Path) -> None:
     kroute("install", "git", cwd=repo)
     doc = repo / "docs" / "decisions" / "0013-staged.md"
@@ -406,6 +425,7 @@ def test_the_staged_version_is_checked_not_the_working_tree(repo: Path) -> None:
     assert git(repo, "commit", "-qm", "x").returncode != 0
 
 
+@pytest.mark.process
 def test_a_foreign_pre_commit_hook_is_kept_and_still_runs(repo: Path) -> None:
     hooks = Path(git(repo, "rev-parse", "--git-path", "hooks").stdout.strip())
     hooks = hooks if hooks.is_absolute() else repo / hooks
@@ -434,6 +454,7 @@ def test_pre_commit_framework_manifest() -> None:
     assert manifest[0]["verbose"] is True  # else the framework hides the pointers
 
 
+@pytest.mark.process
 def test_uninstall_git_restores_the_foreign_hook_and_removes_its_own(repo: Path) -> None:
     hooks = Path(git(repo, "rev-parse", "--git-path", "hooks").stdout.strip())
     hooks = hooks if hooks.is_absolute() else repo / hooks

@@ -10,8 +10,7 @@ from router.base.errors import EvalError
 from router.core import config
 from router.runtime import judged
 from router.runtime.engine import Engine
-
-from conftest import FIXTURES
+from testing.paths import FIXTURES
 
 
 def headwater(corpus: Path) -> Engine:

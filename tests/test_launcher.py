@@ -14,8 +14,11 @@ import pytest
 
 from router.base import protocol, wire
 from router.serve import client, launcher
+from testing.paths import DEMO
+from testing.process import heavy_imports
+from testing.wait import eventually
 
-from conftest import DEMO, eventually, heavy_imports
+pytestmark = pytest.mark.process
 
 KROUTE = Path(sys.executable).with_name("kroute")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from conftest import REPO
+from testing.paths import REPO
 
 ROUTER = REPO / "router"
 # Lowest first: a package may import its own modules and those of the packages before it.

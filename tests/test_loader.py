@@ -17,8 +17,7 @@ from router.core import config
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 
 @pytest.fixture
@@ -113,6 +112,7 @@ def test_an_answer_without_a_daemon_reads_the_daemons_snapshot(repo: Path, tmp_p
         loader.once(cfg, places, os.getuid(), cold=refused)
 
 
+@pytest.mark.process
 def test_a_cold_engine_is_served_again_from_the_snapshot_written_of_it(
     repo: Path, tmp_path: Path
 ) -> None:

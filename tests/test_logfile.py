@@ -17,9 +17,8 @@ import pytest
 from router.base import paths
 from router.base.errors import StateError
 from router.logbook import logfile, shadow
-
-from conftest import DEMO, REPO
-from records import read_all, record
+from testing.paths import DEMO, REPO
+from testing.records import read_all, record
 
 
 def test_append_and_read_round_trip(tmp_path: Path) -> None:
@@ -74,6 +73,7 @@ for seq in range(200):
 """
 
 
+@pytest.mark.process
 def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     path, go = tmp_path / "shadow" / "r" / "2025-03-01.jsonl", tmp_path / "go"
     writers = [
@@ -96,6 +96,7 @@ def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
     assert seen == {w: list(range(200)) for w in range(8)}
 
 
+@pytest.mark.process
 def test_a_full_day_drops_lines_and_stats_says_so(tmp_path: Path, copy_tree: Any) -> None:
     repo = copy_tree(DEMO).resolve()
     directory = shadow.log_dir(

@@ -23,8 +23,7 @@ from router.core.markdown import (
     status_word,
     title_terms,
 )
-
-from conftest import CORPORA, FIXTURES
+from testing.paths import CORPORA, FIXTURES
 
 ADR = FIXTURES / "adr"
 GOVUK_INFRA = "alphagov-govuk-infrastructure/docs/architecture/decisions"

@@ -22,7 +22,7 @@ INSTALL_FIX = "pip install 'knowledge-router[meaning]'"
 
 def meaning_imports(module: str) -> list[str]:
     """Return which of the extra's modules importing `module` pulls in, in a fresh
-    interpreter (conftest.heavy_imports, for the meaning extra)."""
+    interpreter (testing.process.heavy_imports, for the meaning extra)."""
     probe = f"import sys, {module}; print(*[m for m in {HEAVY!r} if m in sys.modules])"
     result = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
@@ -41,6 +41,7 @@ def embedder() -> model.Embedder:
         pytest.skip(f"the meaning extra is not installed: {error}")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "module",
     [

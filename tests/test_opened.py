@@ -18,9 +18,8 @@ from router.core import config
 from router.logbook import logfile, opened, recorder, shadow
 from router.runtime.engine import Engine
 from router.serve import service
-
-from conftest import DEMO, FIXTURES
-from records import record
+from testing.paths import DEMO, FIXTURES
+from testing.records import record
 
 PAYLOADS = FIXTURES / "hook_payloads"
 SESSION = "7f3c2a1e-5b0d-4c8e-9a61-2d4f8e0b1c33"

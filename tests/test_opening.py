@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from router.core import harness, opening
-
-from conftest import FIXTURES
+from testing.paths import FIXTURES
 
 PAYLOADS = FIXTURES / "hook_payloads"
 

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from router.base import paths, protocol
-
-from conftest import REPO
+from testing.paths import REPO
 
 
 def write(directory: Path, text: str) -> Path:
@@ -52,6 +51,7 @@ def test_find_config_none(tmp_path: Path) -> None:
     assert found is None or tmp_path.resolve() not in found.resolve().parents
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("runtime", ["xdg", "none", "deep"])
 def test_the_shims_name_the_socket_as_python_does(tmp_path: Path, runtime: str) -> None:
     repo = (tmp_path / "my repo").resolve()
@@ -117,6 +117,7 @@ def shim_finds(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.process
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create another user's files")
 @pytest.mark.parametrize("owned_by_other", ["directory", "socket", "both"])
 def test_the_shims_use_only_a_socket_of_ones_own(tmp_path: Path, owned_by_other: str) -> None:

@@ -15,9 +15,13 @@ import sys
 import tomllib
 from pathlib import Path
 
-from router.integrations import install
+import pytest
 
-from conftest import DEMO, FIXTURES, REPO, eventually
+from router.integrations import install
+from testing.paths import DEMO, FIXTURES, REPO
+from testing.wait import eventually
+
+pytestmark = pytest.mark.process
 
 BIN = Path(sys.executable).parent
 PAYLOADS = FIXTURES / "hook_payloads"

@@ -23,8 +23,8 @@ from router.core import config
 from router.logbook import recorder, shadow
 from router.runtime.engine import Engine
 from router.serve import client, service
-
-from conftest import CHROMIUM, DEMO, kroute
+from testing.paths import CHROMIUM, DEMO
+from testing.process import kroute
 
 FIELDS = {
     "schema", "at", "engine_version", "catalog_fingerprint", "config_digest", "source",
@@ -52,6 +52,7 @@ def lines(repo: Path, expected: int = 0) -> list[dict]:  # type: ignore[type-arg
         time.sleep(0.02)
 
 
+@pytest.mark.process
 def test_cli_socket_and_daemon_routes_each_add_one_line(repo: Path) -> None:
     kroute("route", "--no-daemon", "retry a failed delivery", cwd=repo)
     assert [r["source"] for r in lines(repo)] == ["cli"]
@@ -79,6 +80,7 @@ def test_cli_socket_and_daemon_routes_each_add_one_line(repo: Path) -> None:
     assert records[1]["task"] == "rotate the webhook signing key"
 
 
+@pytest.mark.process
 def test_mode_off_logs_nothing(repo: Path) -> None:
     text = (repo / "kroute.toml").read_text().replace('mode = "live"', 'mode = "off"')
     (repo / "kroute.toml").write_text(text)
@@ -93,6 +95,7 @@ def test_strictest_mode_wins() -> None:
     assert recorder.strictest("live", "bogus") == "live"
 
 
+@pytest.mark.process
 def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) -> None:
     engine = Engine.load(config.load(repo / "kroute.toml"))
     rec = recorder.for_engine(engine, os.environ)
@@ -137,6 +140,7 @@ def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) ->
     )
 
 
+@pytest.mark.process
 def test_after_a_catalog_edit_diff_and_report_compare_the_two_catalogs(
     repo: Path, tmp_path: Path
 ) -> None:
@@ -176,11 +180,13 @@ def test_after_a_catalog_edit_diff_and_report_compare_the_two_catalogs(
     assert f'<td class="l">{after["catalog_fingerprint"]}</td>' in html
 
 
+@pytest.mark.process
 def test_review_without_a_log_says_so(repo: Path) -> None:
     result = kroute("shadow", "stats", cwd=repo)
     assert result.returncode == 1 and "no shadow log yet" in result.stderr
 
 
+@pytest.mark.process
 @pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium is installed")
 def test_the_html_report_renders_in_a_browser_without_network(repo: Path, tmp_path: Path) -> None:
     engine = Engine.load(config.load(repo / "kroute.toml"))
@@ -240,6 +246,7 @@ def test_a_full_disk_never_fails_a_route_and_is_counted(
     assert rec.losses.unwritten == 2 and "File too large" in (rec.losses.last or "")
 
 
+@pytest.mark.process
 def test_redact_logs_digests_and_replay_skips_them(repo: Path) -> None:
     toml = repo / "kroute.toml"
     toml.write_text(toml.read_text().replace('mode = "live"', 'mode = "live"\nredact = true'))

@@ -9,8 +9,7 @@ import pytest
 from router.base.errors import RequestError
 from router.core import config
 from router.runtime import request
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 
 @pytest.fixture

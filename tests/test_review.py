@@ -14,9 +14,8 @@ from router.core import config
 from router.logbook import chart, logfile, page, review, shadow
 from router.runtime import request
 from router.runtime.engine import Engine
-
-from conftest import DEMO, FIXTURES, REPO
-from records import REQUEST, document, record
+from testing.paths import DEMO, FIXTURES, REPO
+from testing.records import REQUEST, document, record
 
 # -- review ----------------------------------------------------------------------------------
 

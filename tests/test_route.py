@@ -17,8 +17,8 @@ from router.core.taxonomy import Purpose, Taxonomy
 from router.filters.relevance import Focus
 from router.runtime.engine import Engine
 from router.serve import service
-
-from conftest import DEMO, Countdown
+from testing.paths import DEMO
+from testing.wait import Countdown
 
 
 def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object) -> Entry:

@@ -18,8 +18,9 @@ import pytest
 from router.base.errors import DaemonError
 from router.logbook import shadow
 from router.serve import client, expiry, server
-
-from conftest import FIXTURES, eventually, kroute
+from testing.paths import FIXTURES
+from testing.process import kroute
+from testing.wait import eventually
 
 
 class Stub:
@@ -151,6 +152,7 @@ def silence_reasons(target: client.Target, count: int) -> dict[str, str | None]:
         time.sleep(0.02)
 
 
+@pytest.mark.process
 def test_a_route_abandoned_by_its_client_stops_and_a_short_route_answers_at_once(
     slow: client.Target,
 ) -> None:
@@ -167,6 +169,7 @@ def test_a_route_abandoned_by_its_client_stops_and_a_short_route_answers_at_once
     assert silence_reasons(slow, 2) == {LONG_TASK: "deadline", SHORT_TASK: None}
 
 
+@pytest.mark.process
 def test_a_route_stops_at_its_clients_deadline_and_says_so(slow: client.Target) -> None:
     document = routed(slow, LONG_TASK, timeout=0.2)
     assert (document["status"], document["pointers"]) == ("no_match", [])
@@ -174,6 +177,7 @@ def test_a_route_stops_at_its_clients_deadline_and_says_so(slow: client.Target) 
     assert document["terms"] == ["alpha", "beta", "gamma", "delta", "epsilon"]
 
 
+@pytest.mark.process
 def test_a_route_is_answered_while_another_is_under_way(slow: client.Target) -> None:
     """Routes take no lock: one is not held behind another (issue 33)."""
     answers: dict[str, dict[str, Any]] = {}
@@ -209,6 +213,7 @@ def daemon_threads(target: client.Target) -> int:
     return int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
 
 
+@pytest.mark.process
 def test_a_client_that_trickles_its_request_is_dropped(demo: client.Target) -> None:
     request = route_request("rotate the webhook signing key")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -232,6 +237,7 @@ def test_a_client_that_trickles_its_request_is_dropped(demo: client.Target) -> N
     assert routed(demo, "rotate the webhook signing key")["pointers"]
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="no /proc to count threads")
 def test_connections_that_send_nothing_take_bounded_threads_and_routes_are_answered(
     demo: client.Target,
@@ -262,6 +268,7 @@ def lock_waiters(path: Path) -> int:
     return sum(1 for line in lines if "->" in line and inode in line)
 
 
+@pytest.mark.process
 @pytest.mark.skipif(not Path("/proc/locks").exists(), reason="no /proc/locks to see a waiter")
 def test_a_route_its_client_received_is_logged_before_a_kill(demo: client.Target) -> None:
     """The test holds the day's log locked, so the daemon stops where it writes the line;

@@ -12,8 +12,7 @@ from router.base.errors import KrouteError, RequestError
 from router.core import config, harness
 from router.runtime.engine import Engine
 from router.serve import expiry, service
-
-from conftest import DEMO, FIXTURES
+from testing.paths import DEMO, FIXTURES
 
 PAYLOADS = FIXTURES / "hook_payloads"
 

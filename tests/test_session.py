@@ -14,8 +14,7 @@ from router.core import config, harness
 from router.logbook.recorder import Recorder
 from router.runtime.engine import Engine
 from router.serve import service, session
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 EM = "\u2014"
 # Five prompts of one session that reach the same five documents of the demo catalog.

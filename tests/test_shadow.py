@@ -13,9 +13,8 @@ import pytest
 
 from router.base import paths
 from router.logbook import logfile, review, shadow
-
-from conftest import DEMO, FIXTURES
-from records import FILTERS, REQUEST, document, read_all, record
+from testing.paths import DEMO, FIXTURES
+from testing.records import FILTERS, REQUEST, document, read_all, record
 
 # -- reading ---------------------------------------------------------------------------------
 
@@ -43,6 +42,7 @@ def test_torn_last_line_and_garbage_are_skipped_and_counted(tmp_path: Path) -> N
     assert [s.line for s in skipped] == [2, 3, 4, 7]
 
 
+@pytest.mark.process
 def test_valid_but_incomplete_lines_are_skipped_and_counted(tmp_path: Path, copy_tree: Any) -> None:
     repo = copy_tree(DEMO).resolve()
     directory = shadow.log_dir(

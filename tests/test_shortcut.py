@@ -17,8 +17,9 @@ from router.base import wire
 from router.cli import shortcut
 from router.integrations import agents
 from router.serve import client
-
-from conftest import DEMO, REPO, eventually, kroute
+from testing.paths import DEMO, REPO
+from testing.process import kroute
+from testing.wait import eventually
 
 EM = "\u2014"
 TASKS = (
@@ -55,6 +56,7 @@ def served(repo: Path) -> int:
     return int(client.call(target(repo), "GET", "/v1/status").json()["routes"])
 
 
+@pytest.mark.process
 def test_a_route_prints_what_the_full_command_line_prints(daemon: Path) -> None:
     for task in TASKS:
         before = served(daemon)
@@ -69,6 +71,7 @@ def test_a_route_prints_what_the_full_command_line_prints(daemon: Path) -> None:
     assert EM in kroute("route", TASKS[0], cwd=daemon).stdout
 
 
+@pytest.mark.process
 def test_status_prints_what_the_full_command_line_prints(daemon: Path) -> None:
     def steady(text: str) -> str:  # the counters move between two calls
         return re.sub(r"\d+ routes served, up \d+ s", "N routes served, up N s", text)
@@ -80,6 +83,7 @@ def test_status_prints_what_the_full_command_line_prints(daemon: Path) -> None:
     assert quick.stderr == slow.stderr == ""
 
 
+@pytest.mark.process
 def test_stop_stops_the_daemon_and_removes_its_files(daemon: Path) -> None:
     places = target(daemon).places
     pid = json.loads(places.status.read_text())["pid"]
@@ -91,6 +95,7 @@ def test_stop_stops_the_daemon_and_removes_its_files(daemon: Path) -> None:
     assert again.returncode == 0 and again.stdout.startswith("not running: ")
 
 
+@pytest.mark.process
 def test_a_config_the_daemon_does_not_serve_goes_to_the_full_command_line(
     daemon: Path,
 ) -> None:
@@ -109,6 +114,7 @@ def test_a_config_the_daemon_does_not_serve_goes_to_the_full_command_line(
     assert served(daemon) == before  # nothing was routed
 
 
+@pytest.mark.process
 def test_installed_hooks_are_checked_by_the_full_command_line(daemon: Path) -> None:
     installed = kroute("install", "claude", "--local", cwd=daemon)
     assert installed.returncode == 0, installed.stderr
@@ -116,6 +122,7 @@ def test_installed_hooks_are_checked_by_the_full_command_line(daemon: Path) -> N
     assert "claude hooks (local" in quick.stdout  # what only the full command line checks
 
 
+@pytest.mark.process
 def test_other_command_lines_are_left_to_click(daemon: Path) -> None:
     env: dict[str, str] = {}
     for args in (
@@ -183,6 +190,7 @@ print(*sorted(set(sys.modules) - before), file=sys.stderr)
 """
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("args", [["route", TASKS[0]], ["status"], ["stop"]])
 def test_the_shortcut_imports_nothing_heavier_than_the_wire(daemon: Path, args: list[str]) -> None:
     result = subprocess.run(

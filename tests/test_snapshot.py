@@ -15,8 +15,7 @@ from router import __version__
 from router.core import catalog, config
 from router.runtime import census, request, snapshot
 from router.runtime.engine import Engine
-
-from conftest import DEMO
+from testing.paths import DEMO
 
 TASKS = (
     "retry a failed webhook delivery",
@@ -123,7 +122,11 @@ def test_a_restored_engine_changed_and_saved_again_restores_as_a_cold_one(
     assert routes(second.engine, cfg) == routes(Engine.load(cfg), cfg)
 
 
-@pytest.mark.parametrize("helper", [False, True], ids=["walked-here", "walked-by-a-helper"])
+@pytest.mark.parametrize(
+    "helper",
+    [False, pytest.param(True, marks=pytest.mark.process)],  # the helper is a process
+    ids=["walked-here", "walked-by-a-helper"],
+)
 def test_files_changed_since_are_read_again_and_only_they(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, helper: bool
 ) -> None:

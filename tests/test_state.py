@@ -15,7 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DEMO, FIXTURES, eventually, kroute
+from testing.paths import DEMO, FIXTURES
+from testing.process import kroute
+from testing.wait import eventually
+
+pytestmark = pytest.mark.process
 
 NOBODY = 65534  # a uid no test process runs as
 SECRET = "rotate the webhook signing key zebra-secret-7731"

@@ -12,8 +12,8 @@ from router.base.errors import EvalError
 from router.core import config, fusion
 from router.runtime import judged, suite
 from router.runtime.engine import Engine
-
-from conftest import FIXTURES, kroute
+from testing.paths import FIXTURES
+from testing.process import kroute
 
 DEMO = FIXTURES / "catalogs" / "demo"
 SKILL = ".claude/skills/debug-webhook-delivery/SKILL.md"
@@ -90,6 +90,7 @@ def test_a_suite_reports_every_set_its_mean_and_its_worst(manifest: Path) -> Non
     ]
 
 
+@pytest.mark.process
 def test_the_cli_runs_a_suite(manifest: Path) -> None:
     done = kroute("eval", "--suite", str(manifest), "--baseline", "bm25", "--json")
     assert done.returncode == 0, done.stderr
@@ -99,6 +100,7 @@ def test_the_cli_runs_a_suite(manifest: Path) -> None:
     assert mixed.returncode == 2 and "--catalog" in mixed.stderr
 
 
+@pytest.mark.process
 def test_with_meaning_every_set_has_words_fused_and_the_model_and_each_set_is_held_out(
     manifest: Path,
 ) -> None:

@@ -19,8 +19,8 @@ from router.core import config
 from router.integrations import toolserver
 from router.logbook import shadow
 from router.serve import client, service
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 HAS_SDK = importlib.util.find_spec("mcp") is not None
 needs_sdk = pytest.mark.skipif(
@@ -90,6 +90,7 @@ def said(result: Any) -> str:
     return str(block.text)
 
 
+@pytest.mark.process
 @needs_sdk
 def test_the_tools_route_with_evidence_and_the_route_is_logged_as_mcp(repo: Path) -> None:
     listed, (route, governing, explain, bad) = session(
@@ -121,6 +122,7 @@ def test_the_tools_route_with_evidence_and_the_route_is_logged_as_mcp(repo: Path
     assert client.state(target)[0] == "running"  # the daemon it started answered
 
 
+@pytest.mark.process
 @needs_sdk
 def test_catalog_lists_entries_and_why_not_explains_one(repo: Path) -> None:
     _, (catalog, why_not, unknown) = session(
@@ -138,6 +140,7 @@ def test_catalog_lists_entries_and_why_not_explains_one(repo: Path) -> None:
     assert unknown.is_error and said(unknown).startswith("Error: no entry `no-such-entry`")
 
 
+@pytest.mark.process
 @needs_sdk
 def test_the_result_text_is_the_text_form_with_the_data_beside_it(repo: Path) -> None:
     _, (route, governing, catalog) = session(
@@ -162,6 +165,7 @@ def test_the_result_text_is_the_text_form_with_the_data_beside_it(repo: Path) ->
     assert all(" [skill] " in line for line in listing[1:])
 
 
+@pytest.mark.process
 @needs_sdk
 def test_bad_calls_say_what_to_send_instead(repo: Path) -> None:
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -198,6 +202,7 @@ def test_bad_calls_say_what_to_send_instead(repo: Path) -> None:
         assert "\n" not in text and "pydantic" not in text and "http" not in text
 
 
+@pytest.mark.process
 @needs_sdk
 def test_governing_says_which_file_nothing_governs(repo: Path) -> None:
     _, (ungoverned, outside) = session(
@@ -214,6 +219,7 @@ def test_governing_says_which_file_nothing_governs(repo: Path) -> None:
     }
 
 
+@pytest.mark.process
 @needs_sdk
 def test_the_descriptions_read_as_sentences(repo: Path) -> None:
     listed, _ = session(repo, [])
@@ -230,6 +236,7 @@ def test_the_descriptions_read_as_sentences(repo: Path) -> None:
     assert "five tiers" in explain.description  # as the record has them (match_breakdown)
 
 
+@pytest.mark.process
 @needs_sdk
 def test_initialize_waits_on_no_engine_import(repo: Path, tmp_path: Path) -> None:
     # The server's process says at exit which heavy modules it imported: after initialize
@@ -281,6 +288,7 @@ def test_without_a_daemon_the_tools_answer_in_process_and_log_as_mcp(
     assert [line["source"] for line in shadow_lines(repo, 1)] == ["mcp"]
 
 
+@pytest.mark.process
 def test_importing_the_cli_does_not_import_the_sdk() -> None:
     probe = "import sys, router.cli; print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types', 'pydantic')))"
     result = subprocess.run(
@@ -289,6 +297,7 @@ def test_importing_the_cli_does_not_import_the_sdk() -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.process
 def test_without_the_extra_kroute_mcp_exits_1_and_says_how_to_install(repo: Path) -> None:
     # `None` in sys.modules makes every import of the SDK fail, as if it were not installed.
     probe = "import sys; sys.modules['mcp'] = None; from router.cli import main; main(['mcp'])"
@@ -299,6 +308,7 @@ def test_without_the_extra_kroute_mcp_exits_1_and_says_how_to_install(repo: Path
     assert result.stderr.strip() == MISSING
 
 
+@pytest.mark.process
 def test_install_merges_the_entry_idempotently(repo: Path) -> None:
     mcp_file = repo / ".mcp.json"
     other = {"command": "other-server", "args": []}
@@ -319,6 +329,7 @@ def test_install_merges_the_entry_idempotently(repo: Path) -> None:
     assert mcp_file.read_text() == before
 
 
+@pytest.mark.process
 def test_uninstall_takes_out_exactly_what_install_put_in(repo: Path) -> None:
     assert kroute("mcp", "install", cwd=repo).returncode == 0
     removed = kroute("mcp", "uninstall", cwd=repo)
@@ -338,6 +349,7 @@ def test_uninstall_takes_out_exactly_what_install_put_in(repo: Path) -> None:
     assert again.returncode == 0 and "already up to date" in again.stdout
 
 
+@pytest.mark.process
 def test_install_refuses_a_file_it_cannot_merge(repo: Path) -> None:
     (repo / ".mcp.json").write_text("{not json")
     result = kroute("mcp", "install", cwd=repo)

@@ -27,8 +27,8 @@ from router.core.trigger import (
     keyword_matches,
     parse,
 )
-
-from conftest import DEMO, Countdown
+from testing.paths import DEMO
+from testing.wait import Countdown
 
 DEMO_RULES = DEMO / ".claude" / "skills" / "skill-rules.json"
 

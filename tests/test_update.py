@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from router.core import config, index
 from router.runtime.engine import Engine
 from router.serve import client, daemon
-
-from conftest import DEMO, eventually, kroute, within
+from testing.paths import DEMO
+from testing.process import kroute
+from testing.wait import eventually, within
 
 # How long a request or a settling daemon is given (generous: the box is loaded); not a
 # timing assertion.
@@ -155,6 +156,7 @@ def test_a_burst_also_applies_the_changes_whose_events_were_lost(
     assert service.rearm.is_set()  # a folder may be unwatched: the watches are set afresh
 
 
+@pytest.mark.process
 def test_a_file_deleted_while_a_cold_load_is_kept_is_not_served_from_its_snapshot(
     copy_tree: Callable[[Path], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -203,6 +205,7 @@ def test_an_idle_census_finds_a_change_no_event_reported(
     assert service.engine.catalog.fingerprint == cold(repo)[0]
 
 
+@pytest.mark.process
 def test_an_edit_made_through_a_memory_map_reaches_the_index(
     copy_tree: Callable[[Path], Path],
 ) -> None:
@@ -290,6 +293,7 @@ def poller(branched: Path) -> Iterator[Poller]:
     running.close()
 
 
+@pytest.mark.process
 def test_a_branch_switch_and_a_folder_deleted_and_restored_are_each_one_update(
     branched: Path, poller: Poller
 ) -> None:
@@ -388,6 +392,7 @@ def tree(tmp_path: Path) -> Iterator[tuple[Tree, client.Target]]:
     yield made, started(repo)
 
 
+@pytest.mark.process
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 
 from router.serve import client
+from testing.paths import DEMO
+from testing.process import kroute
 
-from conftest import DEMO, kroute
+pytestmark = pytest.mark.process
 
 pytest.importorskip("onnxruntime", reason="the meaning extra is not installed")
 

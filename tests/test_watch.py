@@ -13,8 +13,7 @@ import pytest
 
 from router.serve import watch
 from router.serve.watch import Batch
-
-from conftest import eventually
+from testing.wait import eventually
 
 # Generous: the real watcher reports in milliseconds; a watch that is gone never does.
 DEADLINE_SECONDS = 20.0

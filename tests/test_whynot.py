@@ -11,8 +11,8 @@ import pytest
 from router.core import config
 from router.runtime.engine import Engine
 from router.serve import service
-
-from conftest import DEMO, kroute
+from testing.paths import DEMO
+from testing.process import kroute
 
 TASK = "retry a failed webhook delivery"
 
@@ -129,6 +129,7 @@ def test_the_catalog_lists_entries_in_path_order(app: service.App) -> None:
     assert ask(app, "/v1/catalog", {"kind": 3}).status == 400
 
 
+@pytest.mark.process
 def test_the_cli_prints_the_text_or_the_json() -> None:
     args = ("why-not", "--catalog", str(DEMO), "--no-daemon", "--budget", "1")
     shown = kroute(*args, "TW-DR-0001", TASK)
