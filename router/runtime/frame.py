@@ -1,6 +1,6 @@
 """Messages between the daemon and its meaning process (`sidecar`), over a pipe: each a
 header (a JSON object) and a payload of bytes (vectors as float32, row after row), after
-their two lengths. Standard library only: the daemon's side imports nothing heavy.
+MAGIC and their two lengths. Standard library only: the daemon's side imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import struct
 import threading
 from typing import IO, Any
 
-LENGTHS = struct.Struct("<II")  # the header's length, then the payload's
+MAGIC = b"KRF1"  # each frame's first bytes: what does not start so is garbage at once
+LENGTHS = struct.Struct("<II")  # the header's length, then the payload's, after MAGIC
 # The most either side accepts: a header holds a catalog's passages (a few MB at 10k
 # entries), a payload its vectors (15 MB at 10k entries of 384 floats).
 MOST_HEADER = 1 << 30
@@ -28,7 +29,7 @@ class Closed(FrameError):
 def write(stream: IO[bytes], header: dict[str, Any], payload: bytes = b"") -> None:
     """Write one frame and flush it. Raises OSError when the pipe is closed."""
     raw = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    stream.write(LENGTHS.pack(len(raw), len(payload)) + raw)
+    stream.write(MAGIC + LENGTHS.pack(len(raw), len(payload)) + raw)
     if payload:
         stream.write(payload)
     stream.flush()
@@ -37,8 +38,10 @@ def write(stream: IO[bytes], header: dict[str, Any], payload: bytes = b"") -> No
 def read(stream: IO[bytes]) -> tuple[dict[str, Any], bytes]:
     """Return the next frame's header and payload. Raises Closed at the end of the stream
     (the other side is gone), FrameError for bytes that are not a frame."""
-    head = _exactly(stream, LENGTHS.size)
-    header_length, payload_length = LENGTHS.unpack(head)
+    head = _exactly(stream, len(MAGIC) + LENGTHS.size)
+    if head[: len(MAGIC)] != MAGIC:
+        raise FrameError(f"bytes that are not a frame: {head!r}")
+    header_length, payload_length = LENGTHS.unpack(head[len(MAGIC) :])
     if header_length > MOST_HEADER or payload_length > MOST_PAYLOAD:
         raise FrameError(f"a frame of {header_length} + {payload_length} bytes")
     raw = _exactly(stream, header_length)

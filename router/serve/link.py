@@ -198,6 +198,8 @@ class Link:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self.gone.set()
         with self._guard:
             waiting, self._waiting = self._waiting, {}
