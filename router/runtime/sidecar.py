@@ -63,8 +63,13 @@ def main() -> int:
     """Run the meaning process until its stdin ends. Returns the exit status: 1 when the
     model cannot be loaded (after saying why in a `failed` frame), else 0."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a ^C to `kroute serve` ends the daemon first
-    into, out = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # anything printed goes to the daemon's log, never into a frame
+    into = sys.stdin.buffer
+    # Frames go out on a copy of stdout; stdout itself becomes the daemon's log, so that
+    # anything printed (by Python or by a native library writing to fd 1) never lands in a
+    # frame.
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     try:
         hello, _ = frame.read(into)
     except frame.FrameError:
