@@ -196,3 +196,20 @@ def test_no_meaning_process_is_started_with_meaning_off(repo: Path) -> None:
         "last_failure": None,
     }
     assert children(found["pid"]) == set()
+
+
+def test_a_model_that_cannot_load_is_shown_logged_once_and_routes_use_words(
+    repo: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "no-such-model.onnx"
+    target = start(repo, f'\n[meaning]\nmode = "live"\nmodel = "{missing}"\n')
+    # the first process refuses its model; one more after the first backoff refuses it too
+    found = until(target, lambda s: s["meaning"]["process"]["restarts"] >= 1)
+    found = until(target, lambda s: s["meaning"]["process"]["phase"] == "waiting to start again")
+    meaning = found["meaning"]
+    assert not meaning["ready"] and str(missing) in meaning["error"]
+    assert meaning["error"] == meaning["process"]["last_failure"]
+    answer = route(target, PARAPHRASE)
+    assert answer["pointers"] and answer["meaning"]["ready"] is False
+    logged = target.places.log.read_text()
+    assert logged.count(f"neighbours by meaning unavailable: {meaning['error']}") == 1

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,8 +126,6 @@ class Worker:
                 try:
                     self._step()
                 except Exception:  # a bug: logged, and the daemon serves words meanwhile
-                    import traceback
-
                     traceback.print_exc(file=sys.stderr)
                 self.wanted.wait(TICK_SECONDS)
         finally:
@@ -158,6 +157,8 @@ class Worker:
         elif link is not None and self.model != cfg.meaning_model:  # a new model configured
             self.close()
             link = None
+            with self.lock:
+                engine.nearby = None  # the old model's vectors: the new process sends new ones
         if link is None:
             link = self._start(cfg)
         if link is None or not link.ready.is_set():
