@@ -1300,10 +1300,13 @@ def bench_meaning(root: Path, cfg: config.Config, work: list[str]) -> dict[str, 
     pid = launcher.start(target, env, wait=600)
     try:
         early: list[float] = []
+        asked: list[float] = []  # how long status took meanwhile (the model loads elsewhere)
         words_only = 0
         deadline = time.perf_counter() + MEANING_WAIT_S
         while True:
+            t0 = time.perf_counter()
             state = client.call(target, "GET", "/v1/status").json()["meaning"]
+            asked.append(time.perf_counter() - t0)
             if state["ready"] or state["error"] or time.perf_counter() > deadline:
                 break
             task = work[len(early) % len(work)]
@@ -1315,6 +1318,8 @@ def bench_meaning(root: Path, cfg: config.Config, work: list[str]) -> dict[str, 
         if not state["ready"]:
             raise RuntimeError(f"the vectors were not made: {state}")
         rss = rss_mib(pid)
+        child = state.get("process", {}).get("pid")  # the meaning process, where there is one
+        child_rss = rss_mib(child) if child else float("nan")
         # one document added: the daemon embeds that one (the rest from its cache)
         edit = root / "docs" / "decisions" / "bench-meaning.md"
         edit.write_text("---\nid: BENCH-MEANING\nsummary: a new decision\n---\n", "utf-8")
@@ -1340,6 +1345,9 @@ def bench_meaning(root: Path, cfg: config.Config, work: list[str]) -> dict[str, 
         "embed_s": state["seconds"],
         "embed_per_1000_s": state["seconds"] * 1000 / max(1, entries),
         "rss_mib": rss,
+        "process_rss_mib": child_rss,
+        "status_p50_ms": statistics.median(asked) * 1000,
+        "status_max_ms": max(asked) * 1000,
         "edit_s": edited_s,
         "edit_build_s": again["seconds"],
         "early_routes": len(early),
@@ -1378,11 +1386,17 @@ def meaning_rows() -> list[tuple[str, Cell]]:
             f"{m['early_p50_ms']:.1f} / {m['early_p99_ms']:.1f}"
         )
 
+    def status(r: dict[str, Any]) -> str:
+        m = r.get("meaning")
+        return f"{m['status_p50_ms']:.1f} / {m['status_max_ms']:.1f}" if m else "-"
+
     return [
         ("meaning: every entry embedded in the daemon's background (s)", cell("embed_s", "{:.1f}")),
         ("meaning: ... per 1,000 entries (s)", cell("embed_per_1000_s", "{:.1f}")),
         ("meaning: routes while embedding, by words alone; p50 / p99 (ms)", early),
+        ("meaning: status while the model loads and embeds, p50 / max (ms)", status),
         ("meaning: daemon RSS with the vectors in (MiB)", cell("rss_mib", "{:.0f}")),
+        ("meaning: ... its meaning process's RSS (MiB)", cell("process_rss_mib", "{:.0f}")),
         ("meaning: one file added, until fused again (s)", cell("edit_s", "{:.2f}")),
         ("meaning: ... of which the vectors' rebuild (s)", cell("edit_build_s", "{:.2f}")),
         ("meaning off: route p50 / p99 through the socket (ms), in turn", pair("off")),

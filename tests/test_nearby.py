@@ -77,3 +77,19 @@ def test_each_catalog_keeps_its_own_vectors(tmp_path: Path) -> None:
     two = store.Vectors.open(tmp_path / nearby.CATALOGS / "two", embedder.model_id)
     # the second catalog's vectors did not push the first one's out
     assert (len(one), len(two)) == (1, 2)
+
+
+def test_meaning_says_nothing_of_a_task_whose_vector_cannot_be_had() -> None:
+    import numpy as np
+
+    from router.meaning.space import Space
+
+    found = Space(["a", "b"], np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32))
+    near = {"a": "title and summary", "b": "title and summary"}
+    vectors = {"on a": np.array([0.8, 0.6], dtype=np.float32)}
+    nearness = nearby.over(found, near, vectors.get)
+    assert nearness("late", 2) is None  # the route is the words' alone
+    said = nearness("on a", 2)
+    assert said is not None and [n.id for n in said.nearest] == ["a", "b"]
+    assert said.similarity("b") == pytest.approx(0.6)
+    assert said.similarity("added-since") == 0.0  # no vector yet: the next vectors have it

@@ -37,9 +37,10 @@ class Engine:
         self.version = version
         self.index = Index(cat.entries) if index is None else index
         # task, k -> what meaning says of it (its k nearest entries, every entry's
-        # similarity); set once entry vectors are ready (the meaning extra), None until then
-        # and without it
-        self.nearby: Callable[[str, int], fusion.Nearness] | None = None
+        # similarity), or None when the task's vector cannot be had in time (the daemon's
+        # meaning process is busy, starting or gone); set once entry vectors are ready (the
+        # meaning extra), None until then and without it
+        self.nearby: Callable[[str, int], fusion.Nearness | None] | None = None
 
     @classmethod
     def of_parts(cls, config: Config, cat: Catalog, index: Index, version: str) -> Engine:
@@ -80,7 +81,7 @@ class Engine:
             # what the shadow log compares: the neighbours beside the lexical pointers
             extra["meaning"] = {
                 "mode": ask.meaning,
-                "ready": self.nearby is not None,
+                "ready": nearness is not None,
                 "neighbours": [n.id for n in (nearness.nearest if nearness else ())][
                     : fusion.SHOWN
                 ],

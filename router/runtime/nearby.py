@@ -3,18 +3,26 @@ once and cached in the state dir, and a function from a task to the entries near
 
 Only this module and `router.meaning` know the extra exists; everything heavy (numpy,
 onnxruntime) is imported when `build` runs, never by `import router`. Paths and the model
-come from the caller.
+come from the caller. `build` embeds in this process (`kroute route --no-daemon`, `kroute
+eval --meaning`); the daemon embeds in its meaning process (`sidecar`) and fuses with `over`.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.core.entry import Entry
 from router.core.fusion import Nearness, Neighbour
+from router.meaning.space import Space
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    Vector = NDArray[np.float32]
 
 # Texts embedded at a time, one thread each: embedding a catalog on two is about 1.8 times
 # as fast as on one; more than two would take the cores the agent and the editor need.
@@ -47,7 +55,7 @@ def build(
     loaded model is kept between builds: loading one costs about 300 ms and 270 MB.
     Raises meaning.model.Unavailable when the extra or the model is missing."""
     from router.meaning import model as model_module
-    from router.meaning import space, store
+    from router.meaning import store
 
     kept = {} if models is None else models
     embedder = kept.get(model)
@@ -56,14 +64,48 @@ def build(
     listed = list(entries)
     near = {e.id: near_of(e) for e in listed}
     vectors = store.Vectors.open(cache / CATALOGS / catalog, embedder.model_id)
-    found = space.Space.build(listed, embedder, vectors, progress)
+    found = Space.build(listed, embedder, vectors, progress)
     vectors.save()
 
-    row = {entry_id: i for i, entry_id in enumerate(found.ids)}
+    row = rows_of(found)
 
     def nearby(task: str, k: int) -> Nearness:
-        similarities = found.similarities(embedder.embed([task])[0])
-        nearest = tuple(Neighbour(i, near[i], s) for i, s in found.ranked(similarities, k))
-        return Nearness(nearest, lambda entry_id: float(similarities[row[entry_id]]))
+        return nearness(found, near, row, embedder.embed([task])[0], k)
 
     return nearby
+
+
+def over(
+    found: Space, near: Mapping[str, str], embed: Callable[[str], Vector | None]
+) -> Callable[[str, int], Nearness | None]:
+    """Return task, k -> what meaning says of the task over the entries of `found` (see
+    `nearness`), its vector given by `embed`; None when `embed` gives none (it could not
+    be had in time): the route is then the words' alone."""
+    row = rows_of(found)
+
+    def nearby(task: str, k: int) -> Nearness | None:
+        vector = embed(task)
+        return None if vector is None else nearness(found, near, row, vector, k)
+
+    return nearby
+
+
+def rows_of(found: Space) -> dict[str, int]:
+    """Return each entry id's row in `found`."""
+    return {entry_id: i for i, entry_id in enumerate(found.ids)}
+
+
+def nearness(
+    found: Space, near: Mapping[str, str], row: Mapping[str, int], vector: Vector, k: int
+) -> Nearness:
+    """Return the k entries of `found` nearest the task's `vector`, best first, each with
+    what the model read of it (`near`, by id), and the similarity of any entry: 0 for one
+    the vectors do not hold (added since they were made; the next vectors will)."""
+    similarities = found.similarities(vector)
+    nearest = tuple(Neighbour(i, near[i], s) for i, s in found.ranked(similarities, k))
+
+    def similarity(entry_id: str) -> float:
+        at = row.get(entry_id)
+        return 0.0 if at is None else float(similarities[at])
+
+    return Nearness(nearest, similarity)

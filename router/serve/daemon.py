@@ -120,7 +120,8 @@ class Service:
         self.census_at = self.started
         self.census_seconds = 0.0
         self.unreported = 0  # catalog files a census found changed that no event had named
-        # neighbours by meaning, made in the background (`foreground` runs the worker)
+        # neighbours by meaning, made in a process of their own (`foreground` runs the
+        # worker that starts it)
         self.vectors = vectors.Worker(
             places.state / "meaning", places.key, lambda: (self.config, self.engine), self.lock
         )
@@ -233,7 +234,7 @@ class Service:
             "phase": "ready" if self.ready.is_set() else "loading",
             "load": self.loaded.as_dict() if self.loaded is not None else None,
             "snapshot": self.snapshot_note,
-            "meaning": {"mode": self.config.meaning_mode, **self.vectors.state},
+            "meaning": {"mode": self.config.meaning_mode, **self.vectors.status()},
             "version": self.version,
             "pid": os.getpid(),
             "root": str(self.config.root),

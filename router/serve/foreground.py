@@ -143,6 +143,7 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
     finally:
         service.stop.set()
         server.server_close()
+        service.vectors.close()  # its meaning process: it would notice the exit too, later
         if (client.read_status(t) or {}).get("pid") == os.getpid():
             client.clean(t)
         print(f"{timestamp()} stopped", file=sys.stderr, flush=True)
