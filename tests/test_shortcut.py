@@ -83,6 +83,39 @@ def test_status_prints_what_the_full_command_line_prints(daemon: Path) -> None:
     assert quick.stderr == slow.stderr == ""
 
 
+RUNNING = {
+    "pid": 7,
+    "phase": "ready",
+    "load": {"from": "cold", "seconds": 1.25},
+    "entries": 52,
+    "routes": 3,
+    "uptime_s": 9.0,
+    "root": "/r",
+    "socket": "/s",
+}
+
+
+def test_status_says_an_update_errors_and_meaning_only_when_there_is_something_to_say() -> None:
+    """A quiet daemon's status is three lines; an update under way, errors or stale files,
+    and a meaning mode that is on each add one, meaning saying whether routes use it yet."""
+    assert shortcut.said_running({**RUNNING, "meaning": {"mode": "off"}}).count("\n") == 2
+    busy = shortcut.said_running(
+        {
+            **RUNNING,
+            "updating": True,
+            "errors": 1,
+            "stale": 2,
+            "meaning": {"mode": "live", "ready": False, "error": None},
+        }
+    )
+    assert "updating" in busy and "1 errors, 2 stale files" in busy
+    assert "meaning live: not ready yet; routes use words" in busy
+    ready = shortcut.said_running({**RUNNING, "meaning": {"mode": "shadow", "ready": True}})
+    assert ready.endswith("meaning shadow: vectors ready")
+    broken = {"mode": "live", "ready": False, "error": "the meaning extra is not installed"}
+    assert "unavailable (the meaning extra" in shortcut.said_running({**RUNNING, "meaning": broken})
+
+
 @pytest.mark.process
 def test_stop_stops_the_daemon_and_removes_its_files(daemon: Path) -> None:
     places = target(daemon).places

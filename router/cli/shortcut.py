@@ -223,11 +223,30 @@ def said_running(report: "Mapping[str, Any]") -> str:
         else f"{report['entries']} entries (loaded from {loaded.get('from', '?')} "
         f"in {loaded.get('seconds', 0):.1f} s)"
     )
-    return (
+    lines = [
         f"running: pid {report['pid']}, {how}, "
-        f"{report['routes']} routes served, up {report['uptime_s']:.0f} s\n"
-        f"  root {report['root']}\n  socket {report['socket']}"
-    )
+        f"{report['routes']} routes served, up {report['uptime_s']:.0f} s",
+        f"  root {report['root']}",
+        f"  socket {report['socket']}",
+    ]
+    if report.get("updating"):
+        lines.append(
+            "  updating: changes seen on disk are being read; routes use the catalog before"
+        )
+    errors, stale = report.get("errors") or 0, report.get("stale") or 0
+    if errors or stale:
+        lines.append(f"  {errors} errors, {stale} stale files: kroute check says which")
+    meaning = report.get("meaning") or {}
+    mode = meaning.get("mode") or "off"
+    if mode != "off":
+        if meaning.get("ready"):
+            state = "vectors ready"
+        elif meaning.get("error"):
+            state = f"unavailable ({meaning['error']}); routes use words"
+        else:
+            state = "not ready yet; routes use words"
+        lines.append(f"  meaning {mode}: {state}")
+    return "\n".join(lines)
 
 
 def _status(daemon: Daemon, env: "Mapping[str, str]") -> "int | None":
