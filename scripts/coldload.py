@@ -195,9 +195,11 @@ def table(rows: list[dict[str, Any]], rounds: int) -> str:
     ]
     for row in rows:
         rss = "-"
-        if "cold_rss_mib" in row:
+        if "snapshot_rss_mib" in row:
             cold, kept = row["cold_rss_mib"], row["snapshot_rss_mib"]
             rss = f"{cold:.0f} / {kept:.0f} ({cold / kept:.2f}x)"
+        elif "cold_rss_mib" in row:  # loaded too fast to be worth a snapshot
+            rss = f"{row['cold_rss_mib']:.0f} / no snapshot"
         lines.append(
             f"| {row['catalog']} | {row['entries']:,} | {_pair(row, 'kroute_cpu_s')} "
             f"| {_pair(row, 'tantivy_cpu_s')} | {_ratio(row, 0)} | {_ratio(row, 1)} "

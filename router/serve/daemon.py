@@ -160,9 +160,10 @@ class Service:
             self.ready.set()
         try:
             if self.loaded is not None and self.loaded.worth_keeping(self.snapshot_after):
-                self.snapshot_note = loader.keep(self.loaded, self.snapshot)
-                print(f"{timestamp()} {self.snapshot_note}", file=sys.stderr, flush=True)
+                note = loader.keep(self.loaded, self.snapshot)
+                print(f"{timestamp()} {note}", file=sys.stderr, flush=True)
                 self._remap()
+                self.snapshot_note = note  # status shows it once the engine is the mapped one
         finally:
             self.settled.set()
             self.vectors.want()

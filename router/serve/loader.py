@@ -62,6 +62,7 @@ class Loaded:
             "seconds": round(self.seconds, 3),
             "reread": self.reread,
             "snapshot_unused": self.unused,
+            "mapped": self.mapped,
         }
 
 
