@@ -21,7 +21,8 @@ def test_judged_set_reports_three_orders_and_ranks(corpus: Path) -> None:
     tasks = judged.read(FIXTURES / "judged" / "headwater.jsonl")
     assert len(tasks) >= 40
     assert sum(1 for t in tasks if not t.relevant) >= 8
-    report = judged.run(lambda repo: headwater(corpus), tasks)
+    engine = headwater(corpus)  # `run` asks for it per task and order: loaded once
+    report = judged.run(lambda repo: engine, tasks)
     assert set(report["orders"]) == {"diverse", "turns", "score"}
     for figures in report["orders"].values():
         assert 0 < figures["hit@1"] <= figures["hit@5"] <= 1
