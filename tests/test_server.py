@@ -189,7 +189,9 @@ def test_a_route_is_answered_while_another_is_under_way(slow: client.Target) -> 
     long.join()
     assert short["pointers"][0]["id"] == "tide-skill-007"
     assert under_way  # answered before the long route ended
-    assert answers["long"]["silence"]["reason"] == "deadline"
+    # the long one ends either way: at its deadline, or whole on a quick machine (it reaches
+    # nothing), never held behind the short one
+    assert answers["long"]["silence"]["reason"] in {"deadline", "no_document_reached"}
 
 
 # -- slow connections -------------------------------------------------------------------------
