@@ -6,7 +6,6 @@ that stops or is killed."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -16,6 +15,7 @@ from typing import Any
 import pytest
 
 from router.serve import client
+from testing.model import held_model
 from testing.paths import DEMO
 from testing.process import kroute
 
@@ -61,20 +61,6 @@ def route(target: client.Target, task: str) -> dict[str, Any]:
     assert reply.status == 200, reply.body
     document: dict[str, Any] = reply.json()
     return document
-
-
-def held_model(tmp_path: Path) -> tuple[Path, Path]:
-    """Return (a model directory whose model.onnx is a named pipe, the packaged model): a
-    process loading it waits at the pipe until the test writes the model in."""
-    from router.meaning import model
-
-    packaged, _ = model._installed(model.MODEL_DIST, model.MODEL_FILE)
-    tokenizer, _ = model._installed(model.TOKENIZER_DIST, model.TOKENIZER_FILE)
-    held = tmp_path / "held-model"
-    held.mkdir()
-    shutil.copyfile(tokenizer, held / model.TOKENIZER_NAME)
-    os.mkfifo(held / model.MODEL_NAME)
-    return held, packaged
 
 
 def maps(pid: int) -> str:

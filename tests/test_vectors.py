@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 import pytest
 
 from router.serve import client
+from testing.model import held_model
 from testing.paths import DEMO
 from testing.process import kroute
 
@@ -111,12 +111,7 @@ def test_routes_and_hooks_are_answered_by_words_while_the_vectors_are_not_ready(
     # the machine's speed.
     from router.meaning import model
 
-    packaged, _ = model._installed(model.MODEL_DIST, model.MODEL_FILE)
-    tokenizer, _ = model._installed(model.TOKENIZER_DIST, model.TOKENIZER_FILE)
-    held = tmp_path / "held-model"
-    held.mkdir()
-    shutil.copyfile(tokenizer, held / model.TOKENIZER_NAME)
-    os.mkfifo(held / model.MODEL_NAME)
+    held, packaged = held_model(tmp_path)
     toml = repo / "kroute.toml"
     toml.write_text(toml.read_text() + f'\n[meaning]\nmode = "live"\nmodel = "{held}"\n')
     started = kroute("start", cwd=repo)
