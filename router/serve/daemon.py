@@ -172,8 +172,9 @@ class Service:
         """Loaded cold: serve from the snapshot just written, as a restart would, so that the
         bodies and postings are mapped, not held (`loader.mapped`). Made under `writing`,
         only while the engine serving is still the one loaded (a reload may have replaced
-        it), and followed by a census, so that whatever changed on disk since the reads
-        began is in the engine swapped in."""
+        it). What changed on disk since the reads began is in the engine swapped in: the
+        restore reads again every file whose stamp differs, as at a restart, and the
+        watcher's changes meanwhile wait for `settled` and come with a census of their own."""
         with self.writing:
             loaded = self.loaded
             if loaded is None or self.engine is not loaded.engine:
@@ -186,7 +187,6 @@ class Service:
             self.loaded = remapped
             del loaded, remapped
             loader.release()
-            self._census()
 
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
@@ -351,16 +351,16 @@ class Service:
         engine = self.engine
         found, problems = catalog.changed_since(engine.config, engine.catalog, None)
         if found or problems != engine.catalog.walk:
-            self.unreported += len(found)
-            shown = ", ".join(found[:CENSUS_NAMED]) + (" ..." if len(found) > CENSUS_NAMED else "")
-            print(
-                f"{timestamp()} census: {len(found)} catalog files differ from the index"
-                f" (events late or lost): {shown}",
-                file=sys.stderr,
-                flush=True,
-            )
             self._update(found, problems)
             if found:
+                self.unreported += len(found)
+                named = found[:CENSUS_NAMED] + (["..."] if len(found) > CENSUS_NAMED else [])
+                print(
+                    f"{timestamp()} census: {len(found)} catalog files differ from the index"
+                    f" (events late or lost): {', '.join(named)}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 # A folder made while its parent's watch was being set is never watched (the
                 # recursive watch's race): set the watches afresh, so that the next change
                 # under it is seen without waiting for a census.
