@@ -13,7 +13,7 @@ import pytest
 
 from router import __version__
 from router.base import paths
-from router.core import config
+from router.core import catalog, config
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
@@ -141,3 +141,35 @@ def test_a_restored_engine_is_not_mapped_again(repo: Path, tmp_path: Path) -> No
     restored = loader.load(cfg, path, __version__)
     assert restored.source == "snapshot"
     assert loader.mapped(restored, path, __version__) is restored
+
+
+def test_a_cold_engine_mapped_reads_no_recent_file_again_but_one_changed_since(
+    copy_tree: Callable[[Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fresh clone: every file modified just now, within the racy window of the reads
+    repo = copy_tree(DEMO)
+    for each in repo.rglob("*"):
+        os.utime(each)
+    cfg = config.load(repo / "kroute.toml")
+    path = tmp_path / "state" / "snapshots" / "key.pickle"
+    cold = loader.load(cfg, None, __version__)
+    loader.keep(cold, path)
+    edited = next(p for p in sorted((repo / "docs").rglob("*.md")))
+    edited.write_text(edited.read_text(encoding="utf-8") + "\nA line added.\n", encoding="utf-8")
+    later = time.time() + 5
+    os.utime(edited, (later, later))  # a stamp unlike the one read, whatever the clock's tick
+    read = catalog.read
+    reads: list[str] = []
+
+    def counted(settings: config.Config, relpath: str) -> object:
+        reads.append(relpath)
+        return read(settings, relpath)
+
+    monkeypatch.setattr(catalog, "read", counted)
+    remapped = loader.mapped(cold, path, __version__)
+    assert remapped.mapped
+    assert reads == [edited.relative_to(repo).as_posix()]
+    # a restart, which no watcher followed, reads again every file as recent as the reads
+    reads.clear()
+    assert loader.load(cfg, path, __version__).source == "snapshot"
+    assert len(reads) == len(cold.engine.catalog.files)

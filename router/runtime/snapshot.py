@@ -280,12 +280,20 @@ def save(engine: Engine, path: Path, began_ns: int) -> int:
 
 
 def restore(
-    config: Config, path: Path, version: str, armed: Callable[[], object] = lambda: None
+    config: Config,
+    path: Path,
+    version: str,
+    armed: Callable[[], object] = lambda: None,
+    *,
+    watched: bool = False,
 ) -> Restored | None:
     """Return the engine the snapshot at `path` holds, brought in line with the catalog on
     disk (files changed since are read again), or None when there is no snapshot. The
     catalog is walked for changes (in a helper process while the snapshot is read, for a
     large one: `census`) once `armed` returns: a daemon's file watches are set by then.
+    A file modified in the last RACY_NS before the snapshot's reads began is read again
+    even with its stamp unchanged, unless `watched`: the caller's watcher has followed
+    every read since, and reports such an edit itself.
 
     Raises Unusable when the snapshot was written by another engine version, Python or
     format, under another configuration, or cannot be read whole."""
@@ -323,7 +331,7 @@ def restore(
             survey.cancel()
             raise
     engine = Engine.of_parts(config, cat, index, version)
-    racy_from = int(header["began_ns"]) - RACY_NS
+    racy_from = None if watched else int(header["began_ns"]) - RACY_NS
     changed, problems = catalog.changed_since(config, cat, racy_from, survey.result())
     if changed or problems != cat.walk:
         engine.update(changed, catalog.refresh(config, cat, changed, problems))

@@ -159,13 +159,18 @@ def mapped(loaded: Loaded, path: Path, version: str) -> Loaded:
     entries with bodies, 100 MB of text and postings). The index is the same (a snapshot
     restores what it saved), and files changed since the reads began are read again, as at
     a restart. Returns `loaded` itself when it was not cold or the snapshot cannot serve.
-    The caller swaps the engine in, lets the cold one go, and calls `release`."""
+    The caller swaps the engine in, lets the cold one go, and calls `release`.
+
+    Files whose stamps are the ones read are not read again, however recent (`restore`'s
+    `watched`): the daemon's watcher was armed before the cold reads began and reports an
+    edit made since. In a fresh clone every file is that recent, and reading them all
+    again would cost a second cold load just after the first."""
     if loaded.source != "cold" or loaded.mapped or not path.is_file():
         return loaded
     enabled = gc.isenabled()
     gc.disable()
     try:
-        restored = snapshot.restore(loaded.engine.config, path, version)
+        restored = snapshot.restore(loaded.engine.config, path, version, watched=True)
     except snapshot.Unusable:
         restored = None
     finally:
