@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from router.core import config, index
 from router.runtime.engine import Engine
-from router.serve import client, daemon
+from router.serve import client, daemon, update
 from testing.paths import DEMO
 from testing.process import kroute
 from testing.wait import eventually, within
@@ -198,7 +198,7 @@ def test_an_idle_census_finds_a_change_no_event_reported(
     assert not service.rearm.is_set()  # nothing found, nothing to set afresh
     (repo / "docs" / "quiet.md").write_text(DOC.format(id="QUIET", title="Quiet", words="owl"))
     assert not service.census_due()  # just loaded: the load was the last look at the disk
-    service.census_at -= daemon.CENSUS_IDLE_SECONDS
+    service.census_at -= update.CENSUS_IDLE_SECONDS
     assert service.census_due()
     service.census()
     assert "QUIET" in ids(service) and not service.census_due()

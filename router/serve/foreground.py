@@ -20,7 +20,8 @@ from router.base.errors import ConfigError, DaemonError
 from router.core.config import Config
 from router.serve import loader, watch
 from router.serve import server as server_module
-from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Service, timestamp
+from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Service
+from router.serve.update import timestamp
 
 # Tests set this (seconds, 0 for never) instead of writing `[daemon] idle_minutes`.
 IDLE_ENV = "KROUTE_IDLE_SECONDS"
