@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 from anchors import build_tantivy, read_corpus
 
+from router.base import errors
 from router.serve.server import Server
 
 
@@ -36,11 +37,11 @@ class Tantivy:
 
     def dispatch(self, method: str, path: str, body: bytes, source: str = "") -> tuple[int, Any]:
         if (method, path) != ("POST", "/v1/route"):
-            return 404, {"error": {"code": "not_found", "message": path}}
+            return 404, errors.document("not_found", path)
         try:
             task = orjson.loads(body)["task"]
         except (ValueError, KeyError, TypeError):
-            return 400, {"error": {"code": "bad_json", "message": "no task"}}
+            return 400, errors.document("bad_json", "no task")
         return 200, {"pointers": [{"id": found} for found in self.search(str(task))]}
 
     def after(self) -> None:

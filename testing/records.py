@@ -56,8 +56,7 @@ def record(
     fingerprint: str = "f1",
     mode: str = "live",
 ) -> dict[str, Any]:
-    return shadow.record(
-        at=at,
+    emitted = shadow.Emitted(
         engine_version=version,
         catalog_fingerprint=fingerprint,
         config_digest="d1",
@@ -74,6 +73,7 @@ def record(
         elapsed_us=elapsed_us,
         skip=skip,
     )
+    return shadow.record(emitted, at)
 
 
 def read_all(source: Path, since: str | None = None) -> tuple[list[dict[str, Any]], list[Any]]:

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from router.base import errors
 from router.base.errors import KrouteError, RequestError
 from router.core import config, harness
+from router.logbook import shadow
 from router.runtime.engine import Engine
 from router.serve import expiry, service
 from testing.paths import DEMO, FIXTURES
@@ -21,10 +23,10 @@ class Log:
     """A recorder double: keeps what would have been written."""
 
     def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
+        self.lines: list[shadow.Emitted] = []
 
-    def write(self, _engine: Engine, **record: Any) -> None:
-        self.lines.append(record)
+    def write(self, emitted: shadow.Emitted, *, redact: bool = False) -> None:
+        self.lines.append(emitted)
 
 
 class Daemon:
@@ -61,8 +63,8 @@ def test_a_route_is_answered_and_logged_once(engine: Engine) -> None:
     app, log = app_of(engine)
     answer = app.answer("POST", "/v1/route", body({"task": "rotate the webhook signing key"}), "t")
     assert answer.status == 200 and answer.document["pointers"]
-    assert [line["source"] for line in log.lines] == ["t"]
-    assert log.lines[0]["task"] == "rotate the webhook signing key"
+    assert [line.source for line in log.lines] == ["t"]
+    assert log.lines[0].task == "rotate the webhook signing key"
     assert app.routes == 1
 
 
@@ -122,9 +124,9 @@ def test_a_hook_event_prints_what_the_harness_shows_and_is_logged(
     raw = (PAYLOADS / "user_prompt_submit.json").read_bytes().replace(b"REPO", str(DEMO).encode())
     answer = app.answer("POST", "/v1/hook/claude/UserPromptSubmit", raw, "claude/UserPromptSubmit")
     assert answer.status == 200 and answer.document.startswith(harness.HEADER)
-    assert log.lines[0]["injected"] is True and log.lines[0]["text"] == answer.document
-    shadow = app.answer("POST", "/v1/hook/claude/UserPromptSubmit?mode=shadow", raw)
-    assert shadow.document == "" and log.lines[1]["mode"] == "shadow"
+    assert log.lines[0].injected is True and log.lines[0].text == answer.document
+    quiet = app.answer("POST", "/v1/hook/claude/UserPromptSubmit?mode=shadow", raw)
+    assert quiet.document == "" and log.lines[1].mode == "shadow"
 
 
 def test_a_hook_payload_it_cannot_use_prints_nothing(engine: Engine) -> None:
@@ -151,9 +153,9 @@ def test_a_bug_in_one_request_is_a_500_and_the_app_keeps_answering(
 def test_document_raises_what_an_error_answer_says() -> None:
     assert service.document(service.Answer(200, {"a": 1})) == {"a": 1}
     with pytest.raises(RequestError, match="bad"):
-        service.document(service.Answer(400, service.error_document("bad_request", "bad")))
+        service.document(service.Answer(400, errors.document("bad_request", "bad")))
     with pytest.raises(KrouteError):
-        service.document(service.Answer(500, service.error_document("failed", "broke")))
+        service.document(service.Answer(500, errors.document("failed", "broke")))
 
 
 def test_the_daemon_and_the_slow_path_call_the_same_answer(
@@ -198,7 +200,7 @@ def test_a_route_or_hook_whose_time_ran_out_answers_deadline_and_is_logged(
         hooked = app.answer("POST", "/v1/hook/claude/UserPromptSubmit", raw)
     assert routed.status == 200 and routed.document["silence"]["reason"] == "deadline"
     assert (hooked.status, hooked.document) == (200, "")  # a hook out of time prints nothing
-    assert [line["document"]["silence"]["reason"] for line in log.lines] == ["deadline"] * 2
-    assert log.lines[1]["injected"] is False
+    assert [line.document["silence"]["reason"] for line in log.lines] == ["deadline"] * 2
+    assert log.lines[1].injected is False
     with expiry.answering(lambda: False):
         assert app.answer("POST", "/v1/route", task).document["pointers"]

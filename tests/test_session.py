@@ -6,11 +6,12 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pytest
 
 from router.core import config, harness
+from router.logbook import shadow
 from router.logbook.recorder import Recorder
 from router.runtime.engine import Engine
 from router.serve import service, session
@@ -31,10 +32,10 @@ class Log:
     """A recorder double: keeps what would have been written."""
 
     def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
+        self.lines: list[shadow.Emitted] = []
 
-    def write(self, _engine: Engine, **record: Any) -> None:
-        self.lines.append(record)
+    def write(self, emitted: shadow.Emitted, *, redact: bool = False) -> None:
+        self.lines.append(emitted)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def test_five_prompts_of_one_session_inject_each_pointer_once(engine: Engine) ->
     assert injected and len(injected) == len(set(injected))
     assert prompt(app, PROMPTS[0]) == ""  # all shown already: nothing printed ...
     assert len(log.lines) == len(PROMPTS) + 1  # ... but the route is still logged
-    assert log.lines[-1]["document"]["pointers"] and log.lines[-1]["injected"] is False
+    assert log.lines[-1].document["pointers"] and log.lines[-1].injected is False
     assert printed[1:] == [""] * 4  # the same five documents every time
 
 

@@ -133,9 +133,11 @@ def test_missing_logs_and_bad_days_raise(tmp_path: Path) -> None:
         shadow.log_path(tmp_path, "r", "../../etc")
 
 
+AT = "2025-03-01T10:00:00Z"
+
+
 def test_entry_refuses_contradictions() -> None:
     base: dict[str, Any] = {
-        "at": "2025-03-01T10:00:00Z",
         "engine_version": "0.1.0",
         "catalog_fingerprint": "f",
         "config_digest": "d",
@@ -149,14 +151,25 @@ def test_entry_refuses_contradictions() -> None:
         "elapsed_us": 1,
     }
     with pytest.raises(shadow.ShadowError, match="mode 'loud'"):
-        shadow.record(**base, mode="loud", injected=False, document=document(["A"]))
+        shadow.record(
+            shadow.Emitted(**base, mode="loud", injected=False, document=document(["A"])), AT
+        )
     with pytest.raises(shadow.ShadowError, match="exactly one"):
-        shadow.record(**base, mode="live", injected=False, document=None)
+        shadow.record(shadow.Emitted(**base, mode="live", injected=False, document=None), AT)
     with pytest.raises(shadow.ShadowError, match="exactly one"):
-        shadow.record(**base, mode="live", injected=False, document=document([]), skip="envelope")
+        shadow.record(
+            shadow.Emitted(
+                **base, mode="live", injected=False, document=document([]), skip="envelope"
+            ),
+            AT,
+        )
     with pytest.raises(shadow.ShadowError, match="cannot be injected"):
-        shadow.record(**base, mode="shadow", injected=True, document=document(["A"]))
-    quiet = shadow.record(**base, mode="shadow", injected=False, document=document([]))
+        shadow.record(
+            shadow.Emitted(**base, mode="shadow", injected=True, document=document(["A"])), AT
+        )
+    quiet = shadow.record(
+        shadow.Emitted(**base, mode="shadow", injected=False, document=document([])), AT
+    )
     assert (quiet["status"], quiet["silence"]["reason"]) == ("no_match", "no_document_reached")
 
 

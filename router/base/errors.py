@@ -1,7 +1,10 @@
-"""Typed exceptions. The core raises these and never prints; the CLI turns them into
-`Error: <what happened>. <what to do>` with exit 1."""
+"""Typed exceptions, and the error document a failed request answers. The core raises these
+and never prints; the CLI turns them into `Error: <what happened>. <what to do>` with exit 1.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 
 class KrouteError(Exception):
@@ -45,3 +48,16 @@ class StateError(DaemonError):
     """A directory or file kroute keeps state in (state, shadow log, logs, snapshots,
     runtime) is not the user's alone: another user owns it, may write in it, or it is a
     symbolic link."""
+
+
+def document(code: str, message: str) -> dict[str, Any]:
+    """Return the JSON document of a failed request (the daemon's and the in-process
+    answer's one error shape): `{"error": {"code": ..., "message": ...}}`."""
+    return {"error": {"code": code, "message": message}}
+
+
+def message_of(answer: object) -> str:
+    """Return the message of an error document, "" for anything else."""
+    failure = answer.get("error") if isinstance(answer, dict) else None
+    message = failure.get("message") if isinstance(failure, dict) else None
+    return str(message) if message is not None else ""

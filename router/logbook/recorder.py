@@ -11,11 +11,9 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from router.base import paths
 from router.base.errors import KrouteError
-from router.core.harness import Plan
 from router.core.opening import Opened
 from router.logbook import logfile, opened, shadow
 from router.runtime.engine import Engine
@@ -49,50 +47,20 @@ class Recorder:
     defer: Callable[[Callable[[], None]], None] | None = None
     losses: Losses = field(default_factory=Losses)
 
-    def write(
-        self,
-        engine: Engine,
-        *,
-        source: str,
-        task: str,
-        request: Mapping[str, Any],
-        document: Mapping[str, Any] | None,
-        text: str,
-        injected: bool,
-        elapsed: float,
-        plan: Plan | None = None,
-        skip: str | None = None,
-        mode: str | None = None,
-    ) -> None:
-        """Append one line (or hand it to `defer`); a log that cannot be written is
-        reported on stderr, never raised, so logging can never break a route or a hook."""
-        mode = strictest(engine.config.shadow_mode, mode)
-        if mode == "off":
+    def write(self, emitted: shadow.Emitted, *, redact: bool = False) -> None:
+        """Append the line of a route emitted (or hand it to `defer`), its task and text as
+        digests when `redact` (`[shadow] redact`); nothing in mode `off`. A log that cannot
+        be written is reported on stderr, never raised, so logging can never break a route
+        or a hook."""
+        if emitted.mode == "off":
             return
         at = self.now()
 
         # the line is built and written by the job, once the route is answered when deferred
         def append() -> None:
             try:
-                record = shadow.record(
-                    at=stamp(at),
-                    engine_version=engine.version,
-                    catalog_fingerprint=engine.catalog.fingerprint,
-                    config_digest=engine.config.digest,
-                    source=source,
-                    session=plan.session if plan else None,
-                    prompt_id=plan.prompt_id if plan else None,
-                    cwd=plan.cwd if plan else None,
-                    mode=mode,
-                    injected=injected,
-                    task=task,
-                    request=dict(request),
-                    document=dict(document) if document is not None else None,
-                    text=text,
-                    elapsed_us=int(elapsed * 1_000_000),
-                    skip=skip,
-                )
-                if engine.config.shadow_redact:
+                record = shadow.record(emitted, stamp(at))
+                if redact:
                     record = shadow.redacted(record)
                 day = at.date().isoformat()
                 if not logfile.append(shadow.log_path(self.state, self.repo_id, day), record):

@@ -42,30 +42,37 @@ Record = dict[str, Any]
 # -- records -------------------------------------------------------------------------------
 
 
-def record(
-    *,
-    at: str,
-    engine_version: str,
-    catalog_fingerprint: str,
-    config_digest: str,
-    source: str,
-    session: str | None,
-    prompt_id: str | None,
-    cwd: str | None,
-    mode: str,
-    injected: bool,
-    task: str,
-    request: Mapping[str, Any],
-    document: Mapping[str, Any] | None,
-    text: str,
-    elapsed_us: int,
-    skip: str | None = None,
-) -> Record:
-    """Return one log line's record (all DESIGN 12 fields, schema SCHEMA).
+@dataclass(frozen=True, slots=True)
+class Emitted:
+    """One route emitted (a route request answered, or a hook event routed or skipped), as
+    the shadow log keeps it: built once where it is answered, and taken whole by the
+    recorder and by `record`. `mode` is the one in force (see `recorder.strictest`)."""
 
-    `document` is the route JSON document (render.route_json); a hook that did not route
-    passes None with `skip` saying why, and the record's status is "skipped". Raises
+    engine_version: str
+    catalog_fingerprint: str
+    config_digest: str
+    source: str
+    mode: str
+    injected: bool
+    task: str
+    request: Mapping[str, Any]
+    document: Mapping[str, Any] | None  # None: the hook did not route (`skip` says why)
+    text: str
+    elapsed_us: int
+    session: str | None = None
+    prompt_id: str | None = None
+    cwd: str | None = None
+    skip: str | None = None
+
+
+def record(emitted: Emitted, at: str) -> Record:
+    """Return the log line's record of a route emitted at `at` (all DESIGN 12 fields,
+    schema SCHEMA).
+
+    `emitted.document` is the route JSON document (render.route_json); a hook that did not
+    route has None with `skip` saying why, and the record's status is "skipped". Raises
     ShadowError for an unknown mode, or when skip/document/injected contradict each other."""
+    mode, document, skip, injected = emitted.mode, emitted.document, emitted.skip, emitted.injected
     if mode not in SHADOW_MODES:
         raise ShadowError(
             f"shadow mode {mode!r} is unknown", f"Use one of {', '.join(SHADOW_MODES)}"
@@ -84,24 +91,24 @@ def record(
     return {
         "schema": SCHEMA,
         "at": at,
-        "engine_version": engine_version,
-        "catalog_fingerprint": catalog_fingerprint,
-        "config_digest": config_digest,
-        "source": source,
-        "session": session,
-        "prompt_id": prompt_id,
-        "cwd": cwd,
+        "engine_version": emitted.engine_version,
+        "catalog_fingerprint": emitted.catalog_fingerprint,
+        "config_digest": emitted.config_digest,
+        "source": emitted.source,
+        "session": emitted.session,
+        "prompt_id": emitted.prompt_id,
+        "cwd": emitted.cwd,
         "mode": mode,
         "injected": injected,
-        "task": task,
-        "request": dict(request),
+        "task": emitted.task,
+        "request": dict(emitted.request),
         "status": doc.get("status", SKIPPED),
         "silence": doc.get("silence"),
         "pointers": [{k: p.get(k) for k in POINTER_FIELDS} for p in doc.get("pointers") or []],
         "withheld": doc.get("withheld", 0),
         "intent": doc.get("intent"),
-        "text": text,
-        "elapsed_us": elapsed_us,
+        "text": emitted.text,
+        "elapsed_us": emitted.elapsed_us,
         "skip": skip,
         # the neighbours by meaning beside the route (the meaning extra, shadow or live)
         **({"meaning": doc["meaning"]} if doc.get("meaning") else {}),

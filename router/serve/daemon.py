@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from router import __version__
-from router.base import paths
+from router.base import errors, paths
 from router.core import catalog, diagnostic
 from router.core.config import Config
 from router.logbook.recorder import Recorder
@@ -177,7 +177,7 @@ class Service(Updating):
         self.last_request = time.monotonic()
         if not self.ready.is_set() and path.partition("?")[0] not in LOADING_ANSWERS:
             waited = time.monotonic() - self.started
-            return 503, service.error_document(
+            return 503, errors.document(
                 "loading",
                 f"the daemon is still loading the catalog ({waited:.1f} s so far); "
                 "try again in a moment (kroute status shows when it is ready)",

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from router import __version__
-from router.base import paths, protocol, wire
+from router.base import errors, paths, protocol, wire
 from router.base.errors import DaemonError, RequestError
 from router.serve import client
 from router.serve.client import Target
@@ -344,8 +344,7 @@ def ask(
         reply = client.call(t, "POST", path, body, timeout=timeout, version=version, source=source)
     document = reply.json()
     if reply.status != 200:
-        error = document.get("error", {}) if isinstance(document, dict) else {}
-        message = str(error.get("message", "")) or f"the daemon answered {reply.status}"
+        message = errors.message_of(document) or f"the daemon answered {reply.status}"
         if reply.status in (400, 404, 413):  # the request's fault (404: an unknown entry)
             raise RequestError(message)
         raise DaemonError(message, f"See the daemon's log: {t.places.log}")

@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from router.base import errors
 from router.base.protocol import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
 from router.serve import expiry
 
@@ -62,10 +63,6 @@ class Dispatcher(Protocol):
         """Finish what the last request of this thread left for once it is answered and
         before the answer goes out (the shadow log); never raise."""
         ...
-
-
-def error(code: str, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}
 
 
 # -- the server -----------------------------------------------------------------------------------
@@ -171,7 +168,7 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             phrase = "HTTP error"
         token = FRAMING_CODES.get(code, "bad_http")
-        self._answer(code, error(token, message or explain or phrase))
+        self._answer(code, errors.document(token, message or explain or phrase))
 
     def _handle(self) -> None:
         arrived = time.monotonic()  # the client's timeout counts from here
@@ -182,13 +179,15 @@ class Handler(BaseHTTPRequestHandler):
         if client_version and client_version != service.version and not stopping:
             self._answer(
                 409,
-                error("restart", f"daemon version {service.version}, client {client_version}"),
+                errors.document(
+                    "restart", f"daemon version {service.version}, client {client_version}"
+                ),
             )
             return
         cap = RELEVANCE_BODY_CAP if path.startswith("/v1/matrix/relevance") else BODY_CAP
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
-            self._answer(400, error("bad_request", "send the body with a Content-Length"))
+            self._answer(400, errors.document("bad_request", "send the body with a Content-Length"))
             return
         try:
             length = int(self.headers.get("Content-Length") or 0)
@@ -196,13 +195,13 @@ class Handler(BaseHTTPRequestHandler):
             length = -1
         if length < 0:
             self.close_connection = True
-            self._answer(400, error("bad_request", "Content-Length is not a number"))
+            self._answer(400, errors.document("bad_request", "Content-Length is not a number"))
             return
         if length > cap:
             self.close_connection = True  # the unread body must not be parsed as a request
             if length <= DRAIN_LIMIT:
                 self._drain(length)
-            self._answer(413, error("too_large", f"body of {length} bytes is over {cap}"))
+            self._answer(413, errors.document("too_large", f"body of {length} bytes is over {cap}"))
             return
         body = self.rfile.read(length) if length else b""
         if len(body) < length:  # the client stopped sending: no request to answer
@@ -212,7 +211,9 @@ class Handler(BaseHTTPRequestHandler):
         try:
             granted = expiry.budget(self.headers.get(TIMEOUT_HEADER))
         except ValueError:
-            self._answer(400, error("bad_request", f"{TIMEOUT_HEADER} is not a number of seconds"))
+            self._answer(
+                400, errors.document("bad_request", f"{TIMEOUT_HEADER} is not a number of seconds")
+            )
             return
         began = time.perf_counter()
         source = self.headers.get(SOURCE_HEADER) or "socket"

@@ -21,12 +21,12 @@ from typing import Any, Protocol
 
 import orjson
 
-from router.base import paths, protocol
+from router.base import errors, paths, protocol
 from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
 from router.core import config, harness, opening, whynot
 from router.filters import intent, relevance
-from router.logbook import opened
+from router.logbook import opened, shadow
 from router.logbook import recorder as recorder_module
 from router.logbook.recorder import Recorder
 from router.runtime import request
@@ -75,11 +75,6 @@ Endpoint = Callable[["App", bytes, Call], Any]
 CONFIG_QUERY = protocol.CONFIG_QUERY
 
 
-def error_document(code: str, message: str) -> dict[str, Any]:
-    """Return the JSON document of a failed request."""
-    return {"error": {"code": code, "message": message}}
-
-
 class App:
     """The requests of one catalog: its engine, where its routes are logged, and the daemon
     that serves it when there is one."""
@@ -115,16 +110,16 @@ class App:
             _check_config(call, self.engine.config)
             return Answer(200, handler(self, body, call))
         except Refusal as refusal:
-            return Answer(refusal.status, error_document(refusal.code, refusal.message))
+            return Answer(refusal.status, errors.document(refusal.code, refusal.message))
         except request.MalformedJson as error:
-            return Answer(400, error_document("bad_json", error.what))
+            return Answer(400, errors.document("bad_json", error.what))
         except RequestError as error:
-            return Answer(400, error_document("bad_request", str(error)))
+            return Answer(400, errors.document("bad_request", str(error)))
         except KrouteError as error:
-            return Answer(500, error_document("failed", str(error)))
+            return Answer(500, errors.document("failed", str(error)))
         except Exception:  # a server outlives any bug in one request
             recorder_module.warn(traceback.format_exc().rstrip())
-            return Answer(500, error_document("internal", "the request failed; see the log"))
+            return Answer(500, errors.document("internal", "the request failed; see the log"))
 
     # -- endpoints -------------------------------------------------------------------------
 
@@ -138,16 +133,20 @@ class App:
         with self.counting:
             self.routes += 1
         if self.recorder is not None:
-            self.recorder.write(
-                engine,
+            emitted = shadow.Emitted(
+                engine_version=engine.version,
+                catalog_fingerprint=engine.catalog.fingerprint,
+                config_digest=engine.config.digest,
                 source=call.source,
+                mode=recorder_module.strictest(engine.config.shadow_mode),
+                injected=False,
                 task=str(raw.get("task", "")),
                 request=request.logged(raw),
                 document=document,
                 text=document["text"],
-                injected=False,
-                elapsed=time.perf_counter() - began,
+                elapsed_us=_micros(time.perf_counter() - began),
             )
+            self.recorder.write(emitted, redact=engine.config.shadow_redact)
         return document
 
     def hook(self, body: bytes, call: Call) -> str:
@@ -200,19 +199,25 @@ class App:
             recorder_module.warn(f"hook {name}/{event} failed: {error!r}")
             return ""
         if self.recorder is not None:
-            self.recorder.write(
-                self.engine,
+            engine = self.engine
+            emitted = shadow.Emitted(
+                engine_version=engine.version,
+                catalog_fingerprint=engine.catalog.fingerprint,
+                config_digest=engine.config.digest,
                 source=f"{name}/{event}",
+                mode=mode,
+                injected=mode == "live" and bool(text),
                 task=str(plan.body.get("task", "")),
                 request=request.logged(plan.body),
                 document=document,
                 text=text,
-                injected=mode == "live" and bool(text),
-                elapsed=time.perf_counter() - began,
-                plan=plan,
+                elapsed_us=_micros(time.perf_counter() - began),
+                session=plan.session,
+                prompt_id=plan.prompt_id,
+                cwd=plan.cwd,
                 skip=skip,
-                mode=mode,
             )
+            self.recorder.write(emitted, redact=engine.config.shadow_redact)
         return text if mode == "live" else ""
 
     def _offered(
@@ -322,6 +327,10 @@ def _check_config(call: Call, cfg: config.Config) -> None:
         raise Refusal(412, "config", f"the config in force is {cfg.digest}, not {', '.join(named)}")
 
 
+def _micros(seconds: float) -> int:
+    return int(seconds * 1_000_000)
+
+
 def _unknown(path: str) -> str:
     if path.startswith(HOOK_PREFIX):
         known = ", ".join(p[len(HOOK_PREFIX) :] for p in ENDPOINTS if p.startswith(HOOK_PREFIX))
@@ -349,10 +358,10 @@ def document(answer: Answer) -> Any:
     request, KrouteError for anything else (the CLI reports either)."""
     if answer.status == 200:
         return answer.document
-    failure = answer.document["error"]
+    message = errors.message_of(answer.document)
     if answer.status == 400:
-        raise RequestError(failure["message"])
-    raise KrouteError(failure["message"])
+        raise RequestError(message)
+    raise KrouteError(message)
 
 
 def encode(body: Mapping[str, Any]) -> bytes:
