@@ -71,7 +71,7 @@ from typing import Any
 from router import __version__
 from router.core import config
 from router.core.text import normalize
-from router.runtime import request, snapshot
+from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
 from router.serve import client, launcher, loader
 
@@ -952,7 +952,7 @@ def bench_size(
     in_process = []
     for task in work:
         t0 = time.perf_counter()
-        engine.route(request.route({"task": task}, cfg))
+        engine.route(intake.route({"task": task}, cfg))
         in_process.append(time.perf_counter() - t0)
     env = dict(os.environ)
     target = client.target(cfg.root, cfg.file, env)

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from router.core import config, index
-from router.runtime import request
+from router.runtime import intake
 from router.runtime.engine import Engine
 
 TASKS_PER_CATALOG = 60  # entries whose title and summary make a task each
@@ -80,7 +80,7 @@ def state(engine: Engine) -> dict[str, Any]:
             ]
         )
     routes = [
-        engine.route(request.route({"task": task}, engine.config)) for task in tasks_of(engine)
+        engine.route(intake.route({"task": task}, engine.config)) for task in tasks_of(engine)
     ]
     return {
         "entries": len(ix),

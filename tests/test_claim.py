@@ -18,7 +18,7 @@ from router import __version__
 from router.base.errors import RequestError
 from router.core import catalog, config, index, whynot
 from router.core.catalog import Catalog
-from router.runtime import request, snapshot
+from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
 from testing.process import kroute
 
@@ -180,7 +180,7 @@ def test_a_skill_folder_is_one_entry_its_pages_sections_naming_them(skills: Path
 def test_evidence_names_the_page_a_term_reached(skills: Path) -> None:
     settings = config.bare(skills)
     engine = Engine(settings, load(skills))
-    ask = request.why_not({"entry": "pdf", "task": "checkbox quokka"}, settings)
+    ask = intake.why_not({"entry": "pdf", "task": "checkbox quokka"}, settings)
     answer = engine.why_not(ask)
     fields = [h["field"] for h in answer["holds"]]
     assert "body (references/forms.md: Usage)" in fields, answer

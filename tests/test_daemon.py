@@ -630,8 +630,8 @@ def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.Monkey
     from router.serve import daemon
 
     cfg = config.load((repo / "kroute.toml").resolve())
-    service = daemon.Service(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
-    service.prepare()
+    running = daemon.Daemon(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    running.prepare()
     slow = repo / "docs" / "how-to" / "slow.md"
     slow.write_text(NEW_DOC.format(n=9, words="sloth molasses glacier"))
     reading, release = threading.Event(), threading.Event()
@@ -644,14 +644,14 @@ def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.Monkey
         return read(config, relpath)
 
     monkeypatch.setattr(catalog, "read", stalled)
-    change = threading.Thread(target=service.apply, args=({slow},))
+    change = threading.Thread(target=running.apply, args=({slow},))
     change.start()
     try:
         assert reading.wait(10)
         answered: list[int] = []
         body = b'{"task": "rotate the webhook signing key"}'
         route = threading.Thread(
-            target=lambda: answered.append(service.dispatch("POST", "/v1/route", body)[0])
+            target=lambda: answered.append(running.dispatch("POST", "/v1/route", body)[0])
         )
         route.start()
         route.join(10)
@@ -659,8 +659,8 @@ def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.Monkey
     finally:
         release.set()
         change.join(30)
-    assert service.dispatch("GET", "/v1/status", b"")[1]["updates"] == 1
-    routed = service.dispatch("POST", "/v1/route", b'{"task": "sloth molasses glacier"}')[1]
+    assert running.dispatch("GET", "/v1/status", b"")[1]["updates"] == 1
+    routed = running.dispatch("POST", "/v1/route", b'{"task": "sloth molasses glacier"}')[1]
     assert [p["id"] for p in routed["pointers"]] == ["TW-NEW-9"]
 
 
@@ -816,15 +816,15 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
         release.wait(30)
         return Engine.load(config, version)
 
-    service = daemon.Service(cfg, places, load=slow)
+    running = daemon.Daemon(cfg, places, load=slow)
     paths.private_dir(places.runtime)
-    served = server.Server(str(places.socket), service)
+    served = server.Server(str(places.socket), running)
     threading.Thread(target=served.serve_forever, daemon=True).start()
     # as a daemon writes it: this process serves, at this version
     protocol.write_status(
         places.status, {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
     )
-    loading = threading.Thread(target=service.prepare, daemon=True)
+    loading = threading.Thread(target=running.prepare, daemon=True)
     loading.start()
     target = client.target(cfg.root, cfg.file, os.environ)
     try:

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from router.core import config
-from router.runtime import request
+from router.runtime import intake
 from router.runtime.engine import Engine
 from testing.paths import DEMO
 from testing.wait import within
@@ -19,7 +19,7 @@ from testing.wait import within
 
 def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:
     """Return the route document of a JSON-style request, parsed as every entry point does."""
-    return engine.route(request.route(body, engine.config))
+    return engine.route(intake.route(body, engine.config))
 
 
 @pytest.fixture
@@ -121,9 +121,9 @@ def test_a_focus_outside_the_repository_is_not_read(demo: Path, tmp_path: Path) 
     outside = tmp_path / "secret.py"
     outside.write_text("class InvoiceBuilder:\n    pass\n")
     engine = engine_at(demo)
-    focus = engine.focus(request.FocusAsk(str(outside)))
+    focus = engine.focus(intake.FocusAsk(str(outside)))
     assert focus is not None and focus.content == "" and focus.defined == ()
-    inside = engine.focus(request.FocusAsk("src/billing/invoice.py"))
+    inside = engine.focus(intake.FocusAsk("src/billing/invoice.py"))
     assert (
         inside is not None and "InvoiceBuilder" in inside.defined and "TaxTable" in inside.imported
     )
@@ -170,7 +170,7 @@ def test_a_fifo_focus_reads_as_empty(demo: Path) -> None:  # 6
     fifo = demo / "src" / "p.py"
     os.mkfifo(fifo)
     engine = engine_at(demo)
-    focus = within(DEADLINE, lambda: engine.focus(request.FocusAsk("src/p.py")), [fifo])
+    focus = within(DEADLINE, lambda: engine.focus(intake.FocusAsk("src/p.py")), [fifo])
     assert focus.content == "" and focus.defined == ()
     body = {"task": "retry a failed delivery", "focus": {"path": "src/p.py"}}
     routed = within(DEADLINE, lambda: route_of(engine, body), [fifo])
@@ -183,7 +183,7 @@ def test_a_focus_that_is_a_symlink_loop_or_a_directory_reads_as_empty(demo: Path
     (demo / "src" / "loop.py").symlink_to("loop.py")
     engine = engine_at(demo)
     for path in ("src/loop.py", "src"):
-        assert engine.focus(request.FocusAsk(path)).content == ""
+        assert engine.focus(intake.FocusAsk(path)).content == ""
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
@@ -214,7 +214,7 @@ def test_a_route_whose_stop_says_stop_answers_deadline_before_reading_anything(
 ) -> None:
     engine = engine_at(demo)
     body = {"task": "retry a failed delivery", "strategy": "auto", "focus": {"path": "src/x.py"}}
-    ask = request.route(body, engine.config)
+    ask = intake.route(body, engine.config)
     whole = engine.route(ask, lambda: False)
     assert whole["pointers"] and whole["intent"] is not None
     assert whole == engine.route(ask)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from router.core import config, render
-from router.runtime import request as parse
+from router.runtime import intake
 from router.runtime.engine import Engine
 from testing.paths import FIXTURES
 
@@ -31,7 +31,7 @@ TASKS = (
 
 def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:
     """Return the route document of a JSON-style request, parsed as every entry point does."""
-    return engine.route(parse.route(body, engine.config))
+    return engine.route(intake.route(body, engine.config))
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ def test_out_of_scope_task_is_silent(engine: Engine) -> None:
 def test_golden_text_of_the_six_routes(engine: Engine, request: pytest.FixtureRequest) -> None:
     parts = []
     for task in TASKS:
-        answer = engine.assemble(parse.route({"task": task}, engine.config).request)
+        answer = engine.assemble(intake.route({"task": task}, engine.config).request)
         parts.append(f'route "{task}"\n{render.text_report(answer)}\n')
     current = "\n".join(parts)
     if request.config.getoption("--update-golden"):

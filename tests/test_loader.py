@@ -14,7 +14,7 @@ import pytest
 from router import __version__
 from router.base import paths
 from router.core import catalog, config
-from router.runtime import request, snapshot
+from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
 from testing.paths import DEMO
@@ -128,7 +128,7 @@ def test_a_cold_engine_is_served_again_from_the_snapshot_written_of_it(
     assert all(isinstance(p.slots, memoryview) for p in engine.index.each_posting())
     assert engine.catalog.fingerprint == cold.engine.catalog.fingerprint
     for task in ("why do we use postgres", "how do I rotate the keys"):
-        ask = request.route({"task": task}, cfg)
+        ask = intake.route({"task": task}, cfg)
         assert engine.route(ask) == cold.engine.route(ask)
     assert loader.mapped(remapped, path, __version__) is remapped  # mapped once
     loader.release()  # nothing to check but that it returns

@@ -22,11 +22,11 @@ from router.filters.relevance import (
     split,
     tokenize,
 )
-from router.runtime import request
+from router.runtime import intake
 
 
 def parse_request(obj: object) -> tuple[Focus, list[Chunk], float]:
-    ask = request.relevance(obj)
+    ask = intake.relevance(obj)
     return ask.focus, list(ask.chunks), ask.threshold
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from router.core import config
 from router.logbook import chart, logfile, page, review, shadow
-from router.runtime import request
+from router.runtime import intake
 from router.runtime.engine import Engine
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.records import REQUEST, document, record
@@ -22,7 +22,7 @@ from testing.records import REQUEST, document, record
 
 def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:
     """Return the route document of a JSON-style request, parsed as every entry point does."""
-    return engine.route(request.route(body, engine.config))
+    return engine.route(intake.route(body, engine.config))
 
 
 def stats_set() -> list[dict[str, Any]]:

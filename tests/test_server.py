@@ -17,7 +17,7 @@ import pytest
 
 from router.base.errors import DaemonError
 from router.logbook import shadow
-from router.serve import client, expiry, server
+from router.serve import client, deadline, server
 from testing.paths import FIXTURES
 from testing.process import kroute
 from testing.wait import eventually
@@ -31,7 +31,7 @@ class Stub:
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
     ) -> tuple[int, Any]:
-        stop = expiry.current()
+        stop = deadline.current()
         return 200, {"method": method, "path": path, "stopped": None if stop is None else stop()}
 
     def after(self) -> None:
@@ -144,10 +144,10 @@ def silence_reasons(target: client.Target, count: int) -> dict[str, str | None]:
     `count` (the daemon writes a route's line just after its answer; two routes that end
     together may be written in either order)."""
     directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), target.places.key)
-    deadline = time.monotonic() + 10
+    until = time.monotonic() + 10
     while True:
         lines = list(shadow.read(directory)) if directory.exists() else []
-        if len(lines) >= count or time.monotonic() > deadline:
+        if len(lines) >= count or time.monotonic() > until:
             return {line["task"]: (line.get("silence") or {}).get("reason") for line in lines}
         time.sleep(0.02)
 

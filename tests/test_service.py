@@ -13,7 +13,7 @@ from router.base.errors import KrouteError, RequestError
 from router.core import config, harness
 from router.logbook import shadow
 from router.runtime.engine import Engine
-from router.serve import expiry, service
+from router.serve import deadline, service
 from testing.paths import DEMO, FIXTURES
 
 PAYLOADS = FIXTURES / "hook_payloads"
@@ -178,7 +178,7 @@ def test_the_daemon_and_the_slow_path_call_the_same_answer(
     raw = (PAYLOADS / "user_prompt_submit.json").read_bytes().replace(b"REPO", str(repo).encode())
     cfg = config.load(repo / "kroute.toml")
     places = paths.places(repo, repo / "kroute.toml", {"KROUTE_HOME": str(repo / ".home")}, 0)
-    served = daemon.Service(cfg, places)
+    served = daemon.Daemon(cfg, places)
     served.prepare()
     status, text = served.dispatch("POST", "/v1/hook/claude/UserPromptSubmit", raw)
     env = {"KROUTE_HOME": str(repo / ".home"), "KROUTE_MODE": "live"}
@@ -195,12 +195,12 @@ def test_a_route_or_hook_whose_time_ran_out_answers_deadline_and_is_logged(
     app, log = app_of(engine)
     raw = (PAYLOADS / "user_prompt_submit.json").read_bytes().replace(b"REPO", str(DEMO).encode())
     task = body({"task": "rotate the webhook signing key"})
-    with expiry.answering(lambda: True):  # what the server holds for a request out of time
+    with deadline.answering(lambda: True):  # what the server holds for a request out of time
         routed = app.answer("POST", "/v1/route", task)
         hooked = app.answer("POST", "/v1/hook/claude/UserPromptSubmit", raw)
     assert routed.status == 200 and routed.document["silence"]["reason"] == "deadline"
     assert (hooked.status, hooked.document) == (200, "")  # a hook out of time prints nothing
     assert [line.document["silence"]["reason"] for line in log.lines] == ["deadline"] * 2
     assert log.lines[1].injected is False
-    with expiry.answering(lambda: False):
+    with deadline.answering(lambda: False):
         assert app.answer("POST", "/v1/route", task).document["pointers"]

@@ -13,7 +13,7 @@ import pytest
 
 from router import __version__
 from router.core import catalog, config
-from router.runtime import census, request, snapshot
+from router.runtime import census, intake, snapshot
 from router.runtime.engine import Engine
 from testing.paths import DEMO
 
@@ -51,7 +51,7 @@ def configured(repo: Path) -> config.Config:
 
 def routes(engine: Engine, cfg: config.Config) -> list[bytes]:
     """Return the route documents of TASKS, as bytes (what a client would be sent)."""
-    return [repr(engine.route(request.route({"task": task}, cfg))).encode() for task in TASKS]
+    return [repr(engine.route(intake.route({"task": task}, cfg))).encode() for task in TASKS]
 
 
 def saved(repo: Path, tmp_path: Path, began_ns: int | None = None) -> tuple[config.Config, Path]:
@@ -94,8 +94,8 @@ def test_a_restored_index_reads_bodies_and_postings_from_the_mapped_file(
     assert all(tuple(e.body) == cold[e.id].body and e.body == cold[e.id].body for e in with_body)
     assert all(isinstance(p.slots, memoryview) for p in index._postings.values())
     task = "the pager fires on consumer lag"  # "pager" and "fires" are in a body alone
-    mapped = restored.engine.route(request.route({"task": task}, cfg))
-    assert mapped == Engine.load(cfg).route(request.route({"task": task}, cfg))
+    mapped = restored.engine.route(intake.route({"task": task}, cfg))
+    assert mapped == Engine.load(cfg).route(intake.route({"task": task}, cfg))
     reached = {f["field"]: f["terms"] for f in mapped["pointers"][0]["evidence"]["fields"]}
     assert reached["body (text)"] == ["pager", "fires"]
 

@@ -87,9 +87,9 @@ def test_status_and_routes_answer_from_the_index_before_while_an_update_is_made(
 
     repo = copy_tree(DEMO)
     cfg = config.load((repo / "kroute.toml").resolve())
-    service = daemon.Service(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
-    service.prepare()
-    before = len(service.engine.index)
+    running = daemon.Daemon(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    running.prepare()
+    before = len(running.engine.index)
     new = repo / "docs" / "how-to" / "stalled.md"
     new.write_text(DOC.format(id="TW-STALL", title="Stalled", words="sloth molasses glacier"))
     indexing, release = threading.Event(), threading.Event()
@@ -102,36 +102,36 @@ def test_status_and_routes_answer_from_the_index_before_while_an_update_is_made(
         return fields_of(item)
 
     monkeypatch.setattr(index, "fields_of", stalled)
-    change = threading.Thread(target=service.apply, args=({new},))
+    change = threading.Thread(target=running.apply, args=({new},))
     change.start()
     try:
         assert indexing.wait(ANSWER_SECONDS)
-        code, now = within(ANSWER_SECONDS, lambda: service.dispatch("GET", "/v1/status", b""))
+        code, now = within(ANSWER_SECONDS, lambda: running.dispatch("GET", "/v1/status", b""))
         assert code == 200 and now["updating"] is True and now["entries"] == before
         body = b'{"task": "rotate the webhook signing key"}'
-        code, routed = within(ANSWER_SECONDS, lambda: service.dispatch("POST", "/v1/route", body))
+        code, routed = within(ANSWER_SECONDS, lambda: running.dispatch("POST", "/v1/route", body))
         assert code == 200 and routed["catalog"]["entries"] == before
     finally:
         release.set()
         change.join(60)
-    _, after = service.dispatch("GET", "/v1/status", b"")
+    _, after = running.dispatch("GET", "/v1/status", b"")
     assert after["updating"] is False and after["entries"] == before + 1
 
 
 # -- what no event reported is found by a census ------------------------------------------
 
 
-def prepared(repo: Path) -> daemon.Service:
+def prepared(repo: Path) -> daemon.Daemon:
     from router.base import paths
 
     cfg = config.load((repo / "kroute.toml").resolve())
-    service = daemon.Service(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
-    service.prepare()
-    return service
+    running = daemon.Daemon(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    running.prepare()
+    return running
 
 
-def ids(service: daemon.Service) -> set[str]:
-    return {e["id"] for e in service.engine.listing()["entries"]}
+def ids(running: daemon.Daemon) -> set[str]:
+    return {e["id"] for e in running.engine.listing()["entries"]}
 
 
 def test_a_burst_also_applies_the_changes_whose_events_were_lost(
@@ -140,20 +140,20 @@ def test_a_burst_also_applies_the_changes_whose_events_were_lost(
     """A burst that names one file still brings in the files no event named: one added, one
     deleted beside it; the index is then a cold load's, and status counts what was found."""
     repo = copy_tree(DEMO)
-    service = prepared(repo)
+    running = prepared(repo)
     gone = next(iter(sorted((repo / "docs" / "how-to").glob("*.md"))))
     named, unnamed = repo / "docs" / "named.md", repo / "docs" / "unnamed.md"
     named.write_text(DOC.format(id="NAMED", title="Named", words="sloth"))
     unnamed.write_text(DOC.format(id="UNNAMED", title="Unnamed", words="heron"))
     gone.unlink()
-    service.apply({named})
-    assert {"NAMED", "UNNAMED"} <= ids(service)
-    assert (service.engine.catalog.fingerprint, sorted(ids(service))) == (
+    running.apply({named})
+    assert {"NAMED", "UNNAMED"} <= ids(running)
+    assert (running.engine.catalog.fingerprint, sorted(ids(running))) == (
         cold(repo)[0],
         sorted(cold(repo)[1]),
     )
-    assert service.status()["unreported"] == 2  # the new file and the deleted one
-    assert service.rearm.is_set()  # a folder may be unwatched: the watches are set afresh
+    assert running.status()["unreported"] == 2  # the new file and the deleted one
+    assert running.rearm.is_set()  # a folder may be unwatched: the watches are set afresh
 
 
 @pytest.mark.process
@@ -178,13 +178,13 @@ def test_a_file_deleted_while_a_cold_load_is_kept_is_not_served_from_its_snapsho
     monkeypatch.setattr(loader, "keep", changed_then_kept)
     cfg = config.load((repo / "kroute.toml").resolve())
     places = paths.places(cfg.root, cfg.file, os.environ, os.getuid())
-    service = daemon.Service(cfg, places, snapshot_after=0.0)
-    service.prepare()
-    assert service.loaded is not None and service.loaded.mapped
+    running = daemon.Daemon(cfg, places, snapshot_after=0.0)
+    running.prepare()
+    assert running.loaded is not None and running.loaded.mapped
     # the postings the two files leave alone are the snapshot's, mapped
-    assert any(isinstance(p.slots, memoryview) for p in service.engine.index.each_posting())
-    assert service.engine.catalog.fingerprint == cold(repo)[0]
-    assert "LATE" in ids(service)
+    assert any(isinstance(p.slots, memoryview) for p in running.engine.index.each_posting())
+    assert running.engine.catalog.fingerprint == cold(repo)[0]
+    assert "LATE" in ids(running)
 
 
 def test_an_idle_census_finds_a_change_no_event_reported(
@@ -193,16 +193,16 @@ def test_an_idle_census_finds_a_change_no_event_reported(
     """With nothing reported at all, the index still comes in line once an idle census is
     due, and not before."""
     repo = copy_tree(DEMO)
-    service = prepared(repo)
-    service.census()
-    assert not service.rearm.is_set()  # nothing found, nothing to set afresh
+    running = prepared(repo)
+    running.census()
+    assert not running.rearm.is_set()  # nothing found, nothing to set afresh
     (repo / "docs" / "quiet.md").write_text(DOC.format(id="QUIET", title="Quiet", words="owl"))
-    assert not service.census_due()  # just loaded: the load was the last look at the disk
-    service.census_at -= update.CENSUS_IDLE_SECONDS
-    assert service.census_due()
-    service.census()
-    assert "QUIET" in ids(service) and not service.census_due()
-    assert service.engine.catalog.fingerprint == cold(repo)[0]
+    assert not running.census_due()  # just loaded: the load was the last look at the disk
+    running.census_at -= update.CENSUS_IDLE_SECONDS
+    assert running.census_due()
+    running.census()
+    assert "QUIET" in ids(running) and not running.census_due()
+    assert running.engine.catalog.fingerprint == cold(repo)[0]
 
 
 @pytest.mark.process

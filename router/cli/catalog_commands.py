@@ -31,7 +31,7 @@ from router.cli.group import (
 from router.core import config, diagnostic, shown, stray
 from router.core.config import Config
 from router.filters import intent, relevance
-from router.runtime import nearby, request
+from router.runtime import intake, nearby
 from router.runtime.engine import Engine, strategy_defaults
 from router.serve import client, launcher, service
 
@@ -137,7 +137,7 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
     app = service.standalone(cfg, target.places, os.environ)
     if why:
         if not _usable(target.places.state):
-            app.recorder = None  # each route's line would fail and warn: the note says it
+            app.log = None  # each route's line would fail and warn: the note says it
             why += "; the state directory cannot be used, so the route is not logged"
         click.echo(f"note: routed in process ({why})", err=True)
     if body.get("meaning", cfg.meaning_mode) != "off":
@@ -355,7 +355,7 @@ def relevance_command(request_file: str, threshold: float | None, as_json: bool)
         raise KrouteError(f"the request is not valid JSON: {error}", "Fix the request") from None
     if threshold is not None and isinstance(body, dict):
         body["threshold"] = threshold
-    ask = request.relevance(body)
+    ask = intake.relevance(body)
     answer = relevance.answer(ask.focus, ask.chunks, ask.threshold)
     if as_json:
         emit_json(answer)

@@ -19,7 +19,7 @@ from router.core.catalog import Catalog
 from router.core.config import Config
 from router.core.index import Index
 from router.filters import intent, relevance, symbols
-from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
+from router.runtime.intake import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 
 # how many neighbours by meaning a route takes (the meaning extra): those `fusion` fuses
 NEIGHBOURS = fusion.DEPTH

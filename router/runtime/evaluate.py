@@ -21,7 +21,7 @@ from router.core.catalog import Catalog
 from router.core.diagnostic import Diagnostic
 from router.filters import intent
 from router.filters.cue import GLOBAL, STRATEGIES
-from router.runtime import request
+from router.runtime import intake
 from router.runtime.engine import Engine
 
 
@@ -78,7 +78,7 @@ def run_case(path: Path, load: Callable[[Path], Engine]) -> CaseResult:
     case_id = str(case.get("case_id") or path.stem)
     engine = _engine(path, case, load)
     body = {k: case[k] for k in ("domain", "cluster", "limit") if case.get(k) is not None}
-    record = engine.explain(request.explain({"task": case.get("problem", ""), **body}))
+    record = engine.explain(intake.explain({"task": case.get("problem", ""), **body}))
     rows = record["rows"]
     top = rows[0] if rows else None
     failures: list[str] = []
@@ -105,7 +105,7 @@ def run_case(path: Path, load: Callable[[Path], Engine]) -> CaseResult:
     if expected_ids is not None:
         budget = case.get("budget")
         asked = {"task": case.get("problem", ""), **body, "budget": budget}
-        answer = engine.route(request.route(asked, engine.config))
+        answer = engine.route(intake.route(asked, engine.config))
         offered = [p["id"] for p in answer["pointers"]]
         observed["pointer_ids"] = offered
         missing = [i for i in expected_ids if i not in offered]

@@ -18,7 +18,7 @@ from router.base.errors import EvalError
 from router.core import fusion
 from router.core.baseline import Bm25
 from router.core.route import ORDERS
-from router.runtime import request
+from router.runtime import intake
 from router.runtime.engine import NEIGHBOURS, Engine
 
 BASELINES = ("bm25",)
@@ -214,12 +214,12 @@ def run(
             fused: dict[str, Any] = {}
             if weight is not None:
                 fused = {"meaning": neighbours(j).first(NEIGHBOURS), "words_weight": weight}
-            shown_ask = request.route({**ask, "budget": budget}, engine.config).request
+            shown_ask = intake.route({**ask, "budget": budget}, engine.config).request
             route = engine.assemble(replace(shown_ask, **fused))
             offered = [(p.entry.id, p.entry.path) for p in route.pointers]
             ranked = offered
             if deep:
-                whole_ask = request.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
+                whole_ask = intake.route({**ask, "budget": WHOLE_ORDER}, engine.config).request
                 whole = engine.assemble(replace(whole_ask, **fused))
                 ranked = [(p.entry.id, p.entry.path) for p in whole.pointers]
             rows.append((j, ranked, offered))

@@ -41,7 +41,7 @@ def near_of(item: Entry) -> str:
 
 def build(
     entries: Iterable[Entry],
-    model: str | None,
+    model_name: str | None,
     cache: Path,
     catalog: str,
     progress: Progress | None = None,
@@ -54,13 +54,12 @@ def build(
     A caller that builds again (the daemon, after each change) passes `models`, where the
     loaded model is kept between builds: loading one costs about 300 ms and 270 MB.
     Raises meaning.model.Unavailable when the extra or the model is missing."""
-    from router.meaning import model as model_module
-    from router.meaning import store
+    from router.meaning import model, store
 
     kept = {} if models is None else models
-    embedder = kept.get(model)
+    embedder = kept.get(model_name)
     if embedder is None:
-        embedder = kept[model] = model_module.load(model, EMBED_THREADS, cache / MODELS)
+        embedder = kept[model_name] = model.load(model_name, EMBED_THREADS, cache / MODELS)
     listed = list(entries)
     near = {e.id: near_of(e) for e in listed}
     vectors = store.Vectors.open(cache / CATALOGS / catalog, embedder.model_id)

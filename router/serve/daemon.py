@@ -59,9 +59,9 @@ UNLOCKED = frozenset(
 )
 
 
-class Service(Updating):
-    """What the daemon serves: the app over a hot engine, behind one lock, and what only a
-    running daemon answers (status, diagnostics, reload, shutdown)."""
+class Daemon(Updating):
+    """A running daemon: the app over a hot engine, behind one lock, what only a running
+    daemon answers (status, diagnostics, reload, shutdown), and when it should exit."""
 
     def __init__(
         self,

@@ -1,5 +1,5 @@
 """Running the daemon in the foreground (`kroute serve`; `kroute start` detaches it): the
-socket first, then the catalog loaded on a thread of its own (`Service.prepare`), the file
+socket first, then the catalog loaded on a thread of its own (`Daemon.prepare`), the file
 watcher, the keeper that exits an idle daemon, and the signals that stop it. The environment
 is read here and nowhere below."""
 
@@ -18,9 +18,8 @@ from router import __version__
 from router.base import paths, protocol
 from router.base.errors import ConfigError, DaemonError
 from router.core.config import Config
-from router.serve import loader, watch
-from router.serve import server as server_module
-from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Service
+from router.serve import loader, server, watch
+from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Daemon
 from router.serve.update import timestamp
 
 # Tests set this (seconds, 0 for never) instead of writing `[daemon] idle_minutes`.
@@ -74,25 +73,25 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
     if current in ("running", "other-version"):
         raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
     client.clean(t)
-    service = Service(
+    running = Daemon(
         config, places, version=version, idle_seconds=idle_seconds, snapshot_after=snapshot_after
     )
     watching = threading.Event()
 
     def watcher() -> None:
         try:
-            batches = watch.follow(service.watch_targets, service.stop, service.rearm, changes)
+            batches = watch.follow(running.watch_targets, running.stop, running.rearm, changes)
             busy = functools.partial(watch.git_busy, config.root)
-            for batch in watch.bursts(batches, busy, service.pending.set):
+            for batch in watch.bursts(batches, busy, running.pending.set):
                 watching.set()
                 if not (batch.resync or batch.paths):
-                    if service.census_due():
-                        service.census()
+                    if running.census_due():
+                        running.census()
                     continue
-                while not service.settled.wait(KEEPER_SECONDS):  # a snapshot being written
-                    if service.stop.is_set():
+                while not running.settled.wait(KEEPER_SECONDS):  # a snapshot being written
+                    if running.stop.is_set():
                         return
-                service.apply(set(batch.paths), resync=batch.resync)
+                running.apply(set(batch.paths), resync=batch.resync)
         except Exception:
             traceback.print_exc(file=sys.stderr)
         finally:
@@ -107,44 +106,44 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
 
     old_umask = os.umask(0o177)  # the socket is created 0600
     try:
-        server = server_module.Server(str(places.socket), service)
+        listener = server.Server(str(places.socket), running)
     finally:
         os.umask(old_umask)
     os.chmod(places.socket, 0o600)
-    _write_status(places, config, version, service.started_at)
+    _write_status(places, config, version, running.started_at)
     protocol.write_root(places, config.root, config.file)
     launcher.drop_start_lock(places)  # started: from now on `stop` finds it by its status file
     print(
-        f"{service.started_at} serving {config.root} on {places.socket}, loading the catalog",
+        f"{running.started_at} serving {config.root} on {places.socket}, loading the catalog",
         file=sys.stderr,
         flush=True,
     )
-    threading.Thread(target=service.prepare, args=(armed,), name="loader", daemon=True).start()
+    threading.Thread(target=running.prepare, args=(armed,), name="loader", daemon=True).start()
     threading.Thread(
-        target=service.vectors.run, args=(service.stop,), name="vectors", daemon=True
+        target=running.vectors.run, args=(running.stop,), name="vectors", daemon=True
     ).start()
 
     def stopper() -> None:
-        service.stop.wait()
-        server.shutdown()
+        running.stop.wait()
+        listener.shutdown()
 
     def keeper() -> None:
-        while not service.stop.wait(KEEPER_SECONDS):
-            reason = service.exit_reason()
+        while not running.stop.wait(KEEPER_SECONDS):
+            reason = running.exit_reason()
             if reason is not None:
                 print(f"{timestamp()} exiting: {reason}", file=sys.stderr, flush=True)
-                service.stop.set()
+                running.stop.set()
 
     threading.Thread(target=stopper, name="stopper", daemon=True).start()
     threading.Thread(target=keeper, name="keeper", daemon=True).start()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, lambda *_: service.stop.set())
+        signal.signal(sig, lambda *_: running.stop.set())
     try:
-        server.serve_forever(poll_interval=0.2)
+        listener.serve_forever(poll_interval=0.2)
     finally:
-        service.stop.set()
-        server.server_close()
-        service.vectors.close()  # its meaning process: it would notice the exit too, later
+        running.stop.set()
+        listener.server_close()
+        running.vectors.close()  # its meaning process: it would notice the exit too, later
         if (client.read_status(t) or {}).get("pid") == os.getpid():
             client.clean(t)
         print(f"{timestamp()} stopped", file=sys.stderr, flush=True)

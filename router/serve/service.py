@@ -2,7 +2,7 @@
 
 The daemon's HTTP server, the CLI's in-process fallback, the hook's slow path, `shadow
 replay` and the pre-commit hook all call `App.answer` with the endpoint and the raw body,
-so a request means the same wherever it enters. Parsing is `request`'s, answering the
+so a request means the same wherever it enters. Parsing is `intake`'s, answering the
 engine's, the shadow line the recorder's; what only a running daemon knows (its status, a
 reload, a shutdown) it lends as a `Control`.
 """
@@ -26,12 +26,11 @@ from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
 from router.core import config, harness, opening, whynot
 from router.filters import intent, relevance
-from router.logbook import opened, shadow
-from router.logbook import recorder as recorder_module
+from router.logbook import opened, recorder, shadow
 from router.logbook.recorder import Recorder
-from router.runtime import request
+from router.runtime import intake
 from router.runtime.engine import Engine
-from router.serve import expiry, loader, session
+from router.serve import deadline, loader, session
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +79,10 @@ class App:
     that serves it when there is one."""
 
     def __init__(
-        self, engine: Engine, recorder: Recorder | None = None, control: Control | None = None
+        self, engine: Engine, log: Recorder | None = None, control: Control | None = None
     ) -> None:
         self.engine = engine  # the daemon swaps it on a reload
-        self.recorder = recorder
+        self.log = log  # where its routes are logged (none: not logged)
         self.control = control
         self.routes = 0  # routes and hook events answered
         self.counting = threading.Lock()  # routes are answered side by side (`daemon`)
@@ -111,42 +110,42 @@ class App:
             return Answer(200, handler(self, body, call))
         except Refusal as refusal:
             return Answer(refusal.status, errors.document(refusal.code, refusal.message))
-        except request.MalformedJson as error:
+        except intake.MalformedJson as error:
             return Answer(400, errors.document("bad_json", error.what))
         except RequestError as error:
             return Answer(400, errors.document("bad_request", str(error)))
         except KrouteError as error:
             return Answer(500, errors.document("failed", str(error)))
         except Exception:  # a server outlives any bug in one request
-            recorder_module.warn(traceback.format_exc().rstrip())
+            recorder.warn(traceback.format_exc().rstrip())
             return Answer(500, errors.document("internal", "the request failed; see the log"))
 
     # -- endpoints -------------------------------------------------------------------------
 
     def route(self, body: bytes, call: Call) -> dict[str, Any]:
         """Return the route document of a request: silence with reason `deadline` when the
-        request's time ran out or its client hung up first (`expiry.current`)."""
+        request's time ran out or its client hung up first (`deadline.current`)."""
         began = time.perf_counter()
         engine = self.engine  # read once: the daemon may swap in the next one meanwhile
-        raw = request.members(request.decode(body))
-        document = engine.route(request.route(raw, engine.config), expiry.current())
+        raw = intake.members(intake.decode(body))
+        document = engine.route(intake.route(raw, engine.config), deadline.current())
         with self.counting:
             self.routes += 1
-        if self.recorder is not None:
+        if self.log is not None:
             emitted = shadow.Emitted(
                 engine_version=engine.version,
                 catalog_fingerprint=engine.catalog.fingerprint,
                 config_digest=engine.config.digest,
                 source=call.source,
-                mode=recorder_module.strictest(engine.config.shadow_mode),
+                mode=recorder.strictest(engine.config.shadow_mode),
                 injected=False,
                 task=str(raw.get("task", "")),
-                request=request.logged(raw),
+                request=intake.logged(raw),
                 document=document,
                 text=document["text"],
                 elapsed_us=_micros(time.perf_counter() - began),
             )
-            self.recorder.write(emitted, redact=engine.config.shadow_redact)
+            self.log.write(emitted, redact=engine.config.shadow_redact)
         return document
 
     def hook(self, body: bytes, call: Call) -> str:
@@ -155,15 +154,13 @@ class App:
         In `shadow` mode (`?mode=shadow`, or the config's) the route is logged with what
         would have been injected and nothing is printed; in `off` mode the hook does
         nothing. A payload it cannot use prints nothing, and so does a route whose time ran
-        out (`expiry.current`: logged with silence `deadline`). A catalog document an event
+        out (`deadline.current`: logged with silence `deadline`). A catalog document an event
         says the agent read is logged (`_observe`); an event that only tells that
         (`opening.EVENTS`) routes and prints nothing."""
         began = time.perf_counter()
         name, event = call.path[len(HOOK_PREFIX) :].split("/")
         asked = call.query.get("mode")
-        mode = recorder_module.strictest(
-            self.engine.config.shadow_mode, asked[0] if asked else None
-        )
+        mode = recorder.strictest(self.engine.config.shadow_mode, asked[0] if asked else None)
         if mode == "off":
             return ""
         with self.counting:
@@ -184,8 +181,8 @@ class App:
                 return harness.render(name, event, plan, self.engine.orientation()) if live else ""
             if plan.kind == "route":
                 try:
-                    ask = request.route(plan.body, self.engine.config)
-                    document = self.engine.route(ask, expiry.current())
+                    ask = intake.route(plan.body, self.engine.config)
+                    document = self.engine.route(ask, deadline.current())
                 except KrouteError:
                     skip = "bad-request"
             shown = document
@@ -196,9 +193,9 @@ class App:
                 shown = kept.document
             text = harness.render(name, event, plan, shown)
         except Exception as error:  # a hook never harms the agent
-            recorder_module.warn(f"hook {name}/{event} failed: {error!r}")
+            recorder.warn(f"hook {name}/{event} failed: {error!r}")
             return ""
-        if self.recorder is not None:
+        if self.log is not None:
             engine = self.engine
             emitted = shadow.Emitted(
                 engine_version=engine.version,
@@ -208,7 +205,7 @@ class App:
                 mode=mode,
                 injected=mode == "live" and bool(text),
                 task=str(plan.body.get("task", "")),
-                request=request.logged(plan.body),
+                request=intake.logged(plan.body),
                 document=document,
                 text=text,
                 elapsed_us=_micros(time.perf_counter() - began),
@@ -217,7 +214,7 @@ class App:
                 cwd=plan.cwd,
                 skip=skip,
             )
-            self.recorder.write(emitted, redact=engine.config.shadow_redact)
+            self.log.write(emitted, redact=engine.config.shadow_redact)
         return text if mode == "live" else ""
 
     def _offered(
@@ -227,7 +224,7 @@ class App:
         (now: the route's line is written with the same instant, give or take its route)."""
         ids = [str(p["id"]) for p in document.get("pointers") or []]
         if plan.session and ids:
-            engine, now = self.engine, recorder_module.stamp(recorder_module.utc_now())
+            engine, now = self.engine, recorder.stamp(recorder.utc_now())
             offer = opened.Offer(
                 now, engine.version, engine.catalog.fingerprint, 0, mode, source, plan.prompt_id
             )
@@ -239,10 +236,10 @@ class App:
         that cannot be logged is reported on stderr."""
         try:
             seen = opening.opened(name, event, payload)
-            if seen is None or payload is None or self.recorder is None:
+            if seen is None or payload is None or self.log is None:
                 return
             session_id = harness.member(payload, "session_id")
-            self.recorder.write_reads(
+            self.log.write_reads(
                 self.engine,
                 self.offers,
                 seen,
@@ -251,24 +248,24 @@ class App:
                 mode=mode,
             )
         except Exception as error:  # a hook never harms the agent
-            recorder_module.warn(f"hook {name}/{event}: read not logged: {error!r}")
+            recorder.warn(f"hook {name}/{event}: read not logged: {error!r}")
 
     def explain(self, body: bytes, _call: Call) -> dict[str, Any]:
-        return self.engine.explain(request.explain(request.decode(body)))
+        return self.engine.explain(intake.explain(intake.decode(body)))
 
     def classify(self, body: bytes, _call: Call) -> dict[str, Any]:
-        text = request.intent_text(request.decode(body))
+        text = intake.intent_text(intake.decode(body))
         return intent.as_dict(intent.classify(text, self.engine.intent_defaults))
 
     def relevance(self, body: bytes, _call: Call) -> dict[str, object]:
-        ask = request.relevance(request.decode(body))
+        ask = intake.relevance(intake.decode(body))
         return relevance.answer(ask.focus, ask.chunks, ask.threshold)
 
     def why_not(self, body: bytes, _call: Call) -> dict[str, Any]:
         """Return why an entry was or was not offered for a route request (not logged: it
         is no route emitted). An entry the catalog lacks is a 404."""
         engine = self.engine  # read once: the daemon may swap in the next one meanwhile
-        ask = request.why_not(request.decode(body), engine.config)
+        ask = intake.why_not(intake.decode(body), engine.config)
         try:
             return engine.why_not(ask)
         except whynot.UnknownEntry as error:
@@ -276,7 +273,7 @@ class App:
 
     def catalog(self, body: bytes, call: Call) -> dict[str, Any]:
         """Return the catalog's entries (`{kind}` in the body or `?kind=` narrows them)."""
-        return self.engine.listing(request.catalog_kind(request.decode(body), call.query))
+        return self.engine.listing(intake.catalog_kind(intake.decode(body), call.query))
 
     def status(self, _body: bytes, call: Call) -> dict[str, Any]:
         return self._daemon(call).status()
@@ -343,7 +340,7 @@ def _unknown(path: str) -> str:
 
 def in_process(engine: Engine, env: Mapping[str, str]) -> App:
     """Return the app of an engine loaded in process, logging where the env says."""
-    return App(engine, recorder_module.for_engine(engine, env))
+    return App(engine, recorder.for_engine(engine, env))
 
 
 def standalone(cfg: config.Config, places: paths.Places, env: Mapping[str, str]) -> App:

@@ -1,4 +1,4 @@
-"""A request's deadline on the daemon's side (router.serve.expiry): the client's grant, its
+"""A request's deadline on the daemon's side (router.serve.deadline): the client's grant, its
 clock, and whether the client is still there, on real connected sockets."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from router.serve import expiry
+from router.serve import deadline
 
 
 class Clock:
@@ -36,25 +36,25 @@ def pair() -> Iterator[tuple[socket.socket, socket.socket]]:
     [(None, None), ("", None), ("  ", None), ("0.45", 0.45), ("2", 2.0), ("1e9", 3600.0)],
 )
 def test_a_grant_is_read_as_seconds(value: str | None, seconds: float | None) -> None:
-    assert expiry.budget(value) == seconds
+    assert deadline.budget(value) == seconds
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "soon", "0.4s"])
 def test_a_grant_that_is_no_number_of_seconds_above_zero_is_refused(value: str) -> None:
     with pytest.raises(ValueError):
-        expiry.budget(value)
+        deadline.budget(value)
 
 
 def test_the_deadline_counts_from_the_arrival_and_once_passed_stays_passed() -> None:
     clock = Clock()
-    watch = expiry.Watch(None, clock.now, 0.5, clock)
+    watch = deadline.Watch(None, clock.now, 0.5, clock)
     clock.now += 0.49
     assert not watch()
     clock.now += 0.02
     assert watch()
     clock.now -= 1.0  # whatever the clock says next, a stopped request stays stopped
     assert watch()
-    assert not expiry.Watch(None, clock.now, None, clock)()  # no grant, no connection: never
+    assert not deadline.Watch(None, clock.now, None, clock)()  # no grant, no connection: never
 
 
 def test_a_client_that_hangs_up_stops_its_request(
@@ -62,12 +62,12 @@ def test_a_client_that_hangs_up_stops_its_request(
 ) -> None:
     server, client = pair
     clock = Clock()
-    watch = expiry.Watch(server, clock.now, None, clock)
-    clock.now += expiry.PEEK_AFTER
+    watch = deadline.Watch(server, clock.now, None, clock)
+    clock.now += deadline.PEEK_AFTER
     assert not watch()  # still there
     client.close()
     assert not watch()  # asked again only PEEK_EVERY later
-    clock.now += expiry.PEEK_EVERY
+    clock.now += deadline.PEEK_EVERY
     assert watch()
 
 
@@ -75,8 +75,8 @@ def test_a_quick_request_never_asks_its_socket(pair: tuple[socket.socket, socket
     server, client = pair
     client.close()
     clock = Clock()
-    watch = expiry.Watch(server, clock.now, None, clock)
-    clock.now += expiry.PEEK_AFTER / 2
+    watch = deadline.Watch(server, clock.now, None, clock)
+    clock.now += deadline.PEEK_AFTER / 2
     assert not watch()  # gone, but a route this young is not worth a system call
 
 
@@ -85,10 +85,10 @@ def test_more_bytes_from_the_client_are_no_hang_up(
 ) -> None:
     server, client = pair
     client.sendall(b"GET /v1/status HTTP/1.1\r\n")  # a next request on the same connection
-    assert not expiry.hung_up(server)
+    assert not deadline.hung_up(server)
     assert server.recv(64).startswith(b"GET")  # the peek left it to be read
     client.shutdown(socket.SHUT_RDWR)
-    assert expiry.hung_up(server)
+    assert deadline.hung_up(server)
 
 
 def test_the_current_stop_is_the_one_held_by_this_thread() -> None:
@@ -97,11 +97,11 @@ def test_the_current_stop_is_the_one_held_by_this_thread() -> None:
     def stop() -> bool:
         return True
 
-    assert expiry.current() is None
-    with expiry.answering(stop):
-        assert expiry.current() is stop
-        other = threading.Thread(target=lambda: seen.append(expiry.current()))
+    assert deadline.current() is None
+    with deadline.answering(stop):
+        assert deadline.current() is stop
+        other = threading.Thread(target=lambda: seen.append(deadline.current()))
         other.start()
         other.join()
-    assert expiry.current() is None
+    assert deadline.current() is None
     assert seen == [None]  # another thread answers another request

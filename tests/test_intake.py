@@ -1,4 +1,4 @@
-"""Requests as they arrive -> typed records (router.runtime.request): every member checked."""
+"""Requests as they arrive -> typed records (router.runtime.intake): every member checked."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from router.base.errors import RequestError
 from router.core import config
-from router.runtime import request
+from router.runtime import intake
 from testing.paths import DEMO
 
 
@@ -34,28 +34,28 @@ def demo() -> Path:
 )
 def test_bad_requests_name_the_member(demo: Path, body: object, message: str) -> None:
     with pytest.raises(RequestError, match=message):
-        request.route(body, config.load(demo / "kroute.toml"))
+        intake.route(body, config.load(demo / "kroute.toml"))
 
 
 def test_unknown_strategy_is_refused(demo: Path) -> None:
     with pytest.raises(RequestError, match="strategy is 'psychic'"):
-        request.route({"task": "x", "strategy": "psychic"}, config.load(demo / "kroute.toml"))
+        intake.route({"task": "x", "strategy": "psychic"}, config.load(demo / "kroute.toml"))
 
 
 def test_a_route_request_takes_the_config_defaults_and_reads_auto() -> None:
     cfg = config.load(DEMO / "kroute.toml")
-    ask = request.route({"task": "x", "strategy": "auto", "focus": "src/a.py"}, cfg)
+    ask = intake.route({"task": "x", "strategy": "auto", "focus": "src/a.py"}, cfg)
     assert (ask.request.budget, ask.request.order) == (cfg.budget, cfg.order)
-    assert ask.auto and not ask.budget_given and ask.focus == request.FocusAsk("src/a.py")
-    assert request.route({"task": "x", "budget": 2}, cfg).budget_given
+    assert ask.auto and not ask.budget_given and ask.focus == intake.FocusAsk("src/a.py")
+    assert intake.route({"task": "x", "budget": 2}, cfg).budget_given
 
 
 def test_a_body_that_is_not_json_is_malformed() -> None:
-    with pytest.raises(request.MalformedJson, match="not valid JSON"):
-        request.decode(b"{")
-    assert request.decode(b"") is None
+    with pytest.raises(intake.MalformedJson, match="not valid JSON"):
+        intake.decode(b"{")
+    assert intake.decode(b"") is None
 
 
 def test_logged_keeps_the_members_worth_logging() -> None:
     body = {"task": "t", "budget": 2, "focus": {"path": "a.py", "content": "x"}, "junk": 1}
-    assert request.logged(body) == {"budget": 2, "focus": "a.py"}
+    assert intake.logged(body) == {"budget": 2, "focus": "a.py"}
