@@ -18,7 +18,7 @@ import pytest
 
 from router import __version__
 from router.base import paths, protocol, wire
-from router.base.errors import DaemonError
+from router.base.errors import DaemonError, UnansweredError
 from router.serve import client, launcher
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import kroute
@@ -394,5 +394,5 @@ def test_the_client_tells_the_daemon_its_deadline_and_names_a_silent_one(repo: P
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
         silent.bind(str(t.places.socket))
         silent.listen(1)  # takes the connection, never answers
-        with pytest.raises(client.Unanswered, match=r"did not answer within 0\.2 s"):
+        with pytest.raises(UnansweredError, match=r"did not answer within 0\.2 s"):
             client.call(t, "POST", "/v1/route", {"task": "x"}, timeout=0.2)

@@ -26,7 +26,7 @@ def test_a_frame_is_read_back_as_written(
     stream.seek(0)
     assert frame.read(stream) == (sent, payload)
     assert frame.read(stream) == ({"op": "next"}, b"")
-    with pytest.raises(frame.Closed):
+    with pytest.raises(frame.ClosedError):
         frame.read(stream)
 
 
@@ -43,11 +43,11 @@ def test_a_frame_is_read_back_as_written(
 def test_bytes_that_are_not_a_frame_are_refused(raw: bytes) -> None:
     with pytest.raises(frame.FrameError) as caught:
         frame.read(io.BytesIO(raw))
-    assert not isinstance(caught.value, frame.Closed)
+    assert not isinstance(caught.value, frame.ClosedError)
 
 
 def test_a_frame_cut_short_is_a_closed_pipe() -> None:
     stream = io.BytesIO()
     frame.write(stream, {"op": "task"}, b"1234")
-    with pytest.raises(frame.Closed):
+    with pytest.raises(frame.ClosedError):
         frame.read(io.BytesIO(stream.getvalue()[:-1]))

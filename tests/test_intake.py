@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from router.base.errors import RequestError
+from router.base.errors import MalformedJsonError, RequestError
 from router.core import config
 from router.runtime import intake
 from testing.paths import DEMO
@@ -51,7 +51,7 @@ def test_a_route_request_takes_the_config_defaults_and_reads_auto() -> None:
 
 
 def test_a_body_that_is_not_json_is_malformed() -> None:
-    with pytest.raises(intake.MalformedJson, match="not valid JSON"):
+    with pytest.raises(MalformedJsonError, match="not valid JSON"):
         intake.decode(b"{")
     assert intake.decode(b"") is None
 

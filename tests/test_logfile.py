@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from router.base import paths
-from router.base.errors import StateError
+from router.base.errors import ShadowError, StateError
 from router.logbook import logfile, shadow
 from testing.paths import DEMO, REPO
 from testing.records import read_all, record
@@ -124,7 +124,7 @@ def test_an_unwritable_log_raises_a_shadow_error(tmp_path: Path) -> None:
     with pytest.raises(StateError, match="not a directory"):
         logfile.append(tmp_path / "blocker" / "2025-03-01.jsonl", record("x", ["A"]))
     (tmp_path / "day.jsonl").mkdir()  # a directory where the day's file should be
-    with pytest.raises(shadow.ShadowError, match="cannot append to the shadow log"):
+    with pytest.raises(ShadowError, match="cannot append to the shadow log"):
         logfile.append(tmp_path / "day.jsonl", record("x", ["A"]))
-    with pytest.raises(shadow.ShadowError, match="cannot be written as JSON"):
+    with pytest.raises(ShadowError, match="cannot be written as JSON"):
         logfile.append(tmp_path / "log.jsonl", {"task": object()})

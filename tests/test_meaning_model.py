@@ -1,5 +1,5 @@
 """router.meaning.model: the packaged model loads and embeds offline; a missing extra or
-model file raises Unavailable with the fix; importing the router pulls in nothing heavy."""
+model file raises ModelUnavailableError with the fix; importing the router pulls in nothing heavy."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from router.base.errors import ModelUnavailableError
 from router.meaning import model
 
 MEANING_MODULES = ("onnxruntime", "tokenizers")
@@ -37,7 +38,7 @@ def embedder() -> model.Embedder:
         pytest.importorskip(name, reason=f"the meaning extra is not installed ({name})")
     try:
         return model.load()
-    except model.Unavailable as error:
+    except ModelUnavailableError as error:
         pytest.skip(f"the meaning extra is not installed: {error}")
 
 
@@ -159,23 +160,23 @@ def test_an_onnx_file_without_a_tokenizer_beside_it_uses_the_packaged_one(
 def test_a_missing_model_path_is_unavailable_naming_it(tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime", reason="the meaning extra is not installed")
     missing = tmp_path / "nowhere" / "model.onnx"
-    with pytest.raises(model.Unavailable) as caught:
+    with pytest.raises(ModelUnavailableError) as caught:
         model.load(str(missing))
     assert str(missing) in str(caught.value)
     assert "[meaning]" in caught.value.todo
-    with pytest.raises(model.Unavailable, match=r"model\.onnx"):
+    with pytest.raises(ModelUnavailableError, match=r"model\.onnx"):
         model.load(str(tmp_path))  # a directory without model.onnx
 
 
 def test_a_file_that_is_no_model_is_unavailable(embedder: model.Embedder, tmp_path: Path) -> None:
     (tmp_path / "model.onnx").write_bytes(b"not an onnx file")
-    with pytest.raises(model.Unavailable, match="cannot load the embedding model"):
+    with pytest.raises(ModelUnavailableError, match="cannot load the embedding model"):
         model.load(str(tmp_path / "model.onnx"))
 
 
 def test_without_the_extra_load_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # `import onnxruntime` fails
-    with pytest.raises(model.Unavailable) as caught:
+    with pytest.raises(ModelUnavailableError) as caught:
         model.load()
     missing = "numpy" if importlib.util.find_spec("numpy") is None else "onnxruntime"
     assert f"{missing} is missing" in str(caught.value)
@@ -193,7 +194,7 @@ def test_without_the_model_package_load_names_it(monkeypatch: pytest.MonkeyPatch
         return real(name)
 
     monkeypatch.setattr(metadata, "distribution", distribution)
-    with pytest.raises(model.Unavailable) as caught:
+    with pytest.raises(ModelUnavailableError) as caught:
         model.load()
     assert f"the package {model.MODEL_DIST} is not installed" in str(caught.value)
     assert INSTALL_FIX in str(caught.value)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from router.base.errors import ShadowError
 from router.core import config
 from router.logbook import chart, logfile, page, review, shadow
 from router.runtime import intake
@@ -161,7 +162,7 @@ def test_diff_lists_moved_appeared_vanished_per_task() -> None:
 
 
 def test_diff_names_the_versions_when_one_is_missing() -> None:
-    with pytest.raises(shadow.ShadowError, match=r"version 2\.0") as caught:
+    with pytest.raises(ShadowError, match=r"version 2\.0") as caught:
         review.diff(diff_set(), "1.0", "2.0")
     assert caught.value.todo == "Versions in the log: 0.9, 1.0, 1.1"
 
@@ -374,7 +375,7 @@ def test_diff_compares_across_catalog_fingerprints() -> None:
     result = review.diff([before, after], "f1", "f2", by="fingerprint")
     assert result["by"] == "fingerprint" and result["summary"]["changed"] == 1
     assert result["tasks"][0]["appeared"] == [{"id": "c", "to": 2}]
-    with pytest.raises(shadow.ShadowError, match="catalog fingerprint f3") as caught:
+    with pytest.raises(ShadowError, match="catalog fingerprint f3") as caught:
         review.diff([before, after], "f1", "f3", by="fingerprint")
     assert caught.value.todo == "Fingerprints in the log: f1, f2"
 
@@ -419,10 +420,10 @@ def test_the_last_two_versions_are_those_of_the_axis_that_changed_last() -> None
     # back to the first catalog: the two last routed, the one routed last as `to`
     reverted = [*records, record("t1", ["a", "b"], at="2025-03-03T10:00:00.000Z")]
     assert review.latest_pair(reverted) == ("fingerprint", "f2", "f1")
-    with pytest.raises(shadow.ShadowError, match="no two engine versions") as caught:
+    with pytest.raises(ShadowError, match="no two engine versions") as caught:
         review.latest_pair(records[:2])
     assert "versions: 0.1.0; fingerprints: f1" in caught.value.todo
-    with pytest.raises(shadow.ShadowError, match="fewer than two versions"):
+    with pytest.raises(ShadowError, match="fewer than two versions"):
         review.latest_pair(records, "version")
 
 

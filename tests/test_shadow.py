@@ -12,6 +12,7 @@ import orjson
 import pytest
 
 from router.base import paths
+from router.base.errors import ShadowError
 from router.logbook import logfile, review, shadow
 from testing.paths import DEMO, FIXTURES
 from testing.records import FILTERS, REQUEST, document, read_all, record
@@ -108,7 +109,7 @@ def test_an_unknown_schema_is_skipped_with_its_name(tmp_path: Path) -> None:
     records, skipped = read_all(path)
     assert [r["task"] for r in records] == ["now"]
     assert [(s.line, s.reason) for s in skipped] == [(1, "unknown schema 'kroute.shadow/9'")]
-    with pytest.raises(shadow.ShadowError, match="not a JSON object"):
+    with pytest.raises(ShadowError, match="not a JSON object"):
         shadow.upgrade([1])
 
 
@@ -127,9 +128,9 @@ def test_since_filters_on_the_timestamp(tmp_path: Path) -> None:
 
 
 def test_missing_logs_and_bad_days_raise(tmp_path: Path) -> None:
-    with pytest.raises(shadow.ShadowError, match="no shadow log at"):
+    with pytest.raises(ShadowError, match="no shadow log at"):
         shadow.read(tmp_path / "nothing.jsonl")
-    with pytest.raises(shadow.ShadowError, match="YYYY-MM-DD"):
+    with pytest.raises(ShadowError, match="YYYY-MM-DD"):
         shadow.log_path(tmp_path, "r", "../../etc")
 
 
@@ -150,20 +151,20 @@ def test_entry_refuses_contradictions() -> None:
         "text": "",
         "elapsed_us": 1,
     }
-    with pytest.raises(shadow.ShadowError, match="mode 'loud'"):
+    with pytest.raises(ShadowError, match="mode 'loud'"):
         shadow.record(
             shadow.Emitted(**base, mode="loud", injected=False, document=document(["A"])), AT
         )
-    with pytest.raises(shadow.ShadowError, match="exactly one"):
+    with pytest.raises(ShadowError, match="exactly one"):
         shadow.record(shadow.Emitted(**base, mode="live", injected=False, document=None), AT)
-    with pytest.raises(shadow.ShadowError, match="exactly one"):
+    with pytest.raises(ShadowError, match="exactly one"):
         shadow.record(
             shadow.Emitted(
                 **base, mode="live", injected=False, document=document([]), skip="envelope"
             ),
             AT,
         )
-    with pytest.raises(shadow.ShadowError, match="cannot be injected"):
+    with pytest.raises(ShadowError, match="cannot be injected"):
         shadow.record(
             shadow.Emitted(**base, mode="shadow", injected=True, document=document(["A"])), AT
         )

@@ -193,7 +193,7 @@ def test_a_snapshot_of_another_kind_is_refused_with_its_reason(
     with path.open("wb") as out:
         pickle.dump(spoil(header), out)
         out.write(body)
-    with pytest.raises(snapshot.Unusable, match=reason):
+    with pytest.raises(snapshot.UnusableError, match=reason):
         snapshot.restore(cfg, path, __version__)
 
 
@@ -201,7 +201,7 @@ def test_another_configuration_is_refused(repo: Path, tmp_path: Path) -> None:
     _, path = saved(repo, tmp_path)
     toml = repo / "kroute.toml"
     toml.write_text(toml.read_text().replace("exclude = []", 'exclude = ["docs/how-to/**"]'))
-    with pytest.raises(snapshot.Unusable, match="another configuration"):
+    with pytest.raises(snapshot.UnusableError, match="another configuration"):
         snapshot.restore(configured(repo), path, __version__)
 
 
@@ -211,7 +211,7 @@ def test_a_cut_or_garbled_snapshot_is_refused(repo: Path, tmp_path: Path, keep: 
     raw = path.read_bytes()
     cut = raw[: int(len(raw) * keep)] if isinstance(keep, float) else raw[:keep]
     path.write_bytes(cut)
-    with pytest.raises(snapshot.Unusable):
+    with pytest.raises(snapshot.UnusableError):
         snapshot.restore(cfg, path, __version__)
 
 

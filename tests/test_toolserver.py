@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from router.base import paths
+from router.base.errors import ToolUnavailableError
 from router.core import config
 from router.integrations import toolserver
 from router.logbook import shadow
@@ -271,7 +272,7 @@ def test_a_tool_without_its_endpoint_says_it_is_not_available(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(open_dir))
     monkeypatch.delitem(service.ENDPOINTS, "/v1/why-not")
     tools = toolserver.Tools(config.load(repo / "kroute.toml", repo), os.environ)
-    with pytest.raises(toolserver.Unavailable, match="why_not is not available in this kroute"):
+    with pytest.raises(ToolUnavailableError, match="why_not is not available in this kroute"):
         tools.why_not("fix invoice rounding", "TW-SPEC-signing-keys")
 
 

@@ -50,6 +50,49 @@ class StateError(DaemonError):
     symbolic link."""
 
 
+class MalformedJsonError(RequestError):
+    """The body is not JSON at all."""
+
+
+class UnansweredError(DaemonError):
+    """The daemon took the request but did not answer it in time: it stops at the same
+    deadline, so asking again would only queue the same work behind it."""
+
+
+class OutrunError(DaemonError):
+    """Another start got there first: the daemon it spawned serves the target, or is still
+    starting, and the one this start spawned has stood down."""
+
+
+class ExtraMissingError(KrouteError):
+    """The `mcp` SDK is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the MCP server needs the mcp extra",
+            "Install it: pip install 'knowledge-router[mcp]'",
+        )
+
+
+class ToolUnavailableError(KrouteError):
+    """This kroute has no endpoint for a tool."""
+
+    def __init__(self, tool: str, endpoint: str) -> None:
+        super().__init__(
+            f"{tool} is not available in this kroute (it has no {endpoint} endpoint)",
+            "Upgrade knowledge-router",
+        )
+
+
+class ModelUnavailableError(KrouteError):
+    """The embedding path cannot run: the extra is not installed, or the model is missing
+    or unreadable. The message names what is missing and the fix."""
+
+
+class ShadowError(KrouteError):
+    """The shadow log cannot be written or read, or a record or request is inconsistent."""
+
+
 def document(code: str, message: str) -> dict[str, Any]:
     """Return the JSON document of a failed request (the daemon's and the in-process
     answer's one error shape): `{"error": {"code": ..., "message": ...}}`."""

@@ -161,7 +161,7 @@ def nearby_cache(env: Mapping[str, str]) -> Path:
 
 def neighbours_of(engine: Engine) -> nearby.Nearby:
     """Return the engine's neighbours by meaning, embedding what the cache lacks, with a
-    progress bar on stderr when it is a terminal. Raises meaning.model.Unavailable."""
+    progress bar on stderr when it is a terminal. Raises ModelUnavailableError."""
     bar: Any = None
 
     def progress(done: int, total: int) -> None:

@@ -44,7 +44,7 @@ _PATH_KEYWORDS = frozenset({"crate", "self", "super"})
 _MAX_USE_DEPTH = 16  # deeper `{` nesting is not real code (and would exhaust the stack)
 
 
-class _BadUse(Exception):
+class _BadUseError(Exception):
     """A `use` statement that does not parse as a use tree (it is then ignored)."""
 
 
@@ -55,7 +55,7 @@ class _UseTree:
         self.tokens: list[str] = []
         for match in _USE_TOKEN.finditer(strip_c_comments(body)):
             if match.group(1) is not None:
-                raise _BadUse(body)
+                raise _BadUseError(body)
             if not match.group(0).isspace():
                 self.tokens.append(match.group(0).removeprefix("r#"))
         self.pos = 0
@@ -67,15 +67,15 @@ class _UseTree:
     def take(self) -> str:
         token = self.peek()
         if not token:
-            raise _BadUse("unexpected end")
+            raise _BadUseError("unexpected end")
         self.pos += 1
         return token
 
     def names(self) -> list[str]:
-        """Return the names the whole statement brings into scope; raises _BadUse."""
+        """Return the names the whole statement brings into scope; raises _BadUseError."""
         found = self.tree(None)
         if self.pos != len(self.tokens):
-            raise _BadUse("trailing tokens")
+            raise _BadUseError("trailing tokens")
         return found
 
     def tree(self, parent: str | None) -> list[str]:
@@ -88,7 +88,7 @@ class _UseTree:
             if token == "*":
                 return []
             if not IDENT_RE.fullmatch(token) or token == "as":
-                raise _BadUse(token)
+                raise _BadUseError(token)
             if self.peek() == "::":
                 self.take()
                 parent = parent if token == "self" else token
@@ -97,7 +97,7 @@ class _UseTree:
                 self.take()
                 alias = self.take()
                 if not IDENT_RE.fullmatch(alias):
-                    raise _BadUse(alias)
+                    raise _BadUseError(alias)
                 return [alias]
             name = parent if token == "self" else token
             if name is None or name in _PATH_KEYWORDS:
@@ -107,14 +107,14 @@ class _UseTree:
     def group(self, parent: str | None) -> list[str]:
         self.depth += 1
         if self.depth > _MAX_USE_DEPTH:
-            raise _BadUse("nested too deep")
+            raise _BadUseError("nested too deep")
         found: list[str] = []
         while self.peek() != "}":
             found.extend(self.tree(parent))
             if self.peek() == ",":
                 self.take()
             elif self.peek() != "}":
-                raise _BadUse(self.peek())
+                raise _BadUseError(self.peek())
         self.take()
         self.depth -= 1
         return found
@@ -190,7 +190,7 @@ def extract(content: str) -> Extracted:
             continue
         try:
             found = _UseTree(content[m.end() : end]).names()
-        except _BadUse:
+        except _BadUseError:
             continue
         imps.extend((m.start(), i, name) for i, name in enumerate(found))
     for m in _EXTERN_CRATE.finditer(content):

@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from router import __version__
-from router.base.errors import DaemonError, KrouteError, RequestError
+from router.base.errors import (
+    DaemonError,
+    ExtraMissingError,
+    KrouteError,
+    RequestError,
+    ToolUnavailableError,
+)
 from router.core import shown
 from router.core.config import Config
 from router.serve import client, launcher
@@ -133,26 +139,6 @@ TOOLS = (
 SPECS = {spec.name: spec for spec in TOOLS}
 
 
-class ExtraMissing(KrouteError):
-    """The `mcp` SDK is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "the MCP server needs the mcp extra",
-            "Install it: pip install 'knowledge-router[mcp]'",
-        )
-
-
-class Unavailable(KrouteError):
-    """This kroute has no endpoint for a tool."""
-
-    def __init__(self, tool: str, endpoint: str) -> None:
-        super().__init__(
-            f"{tool} is not available in this kroute (it has no {endpoint} endpoint)",
-            "Upgrade knowledge-router",
-        )
-
-
 @dataclass(frozen=True, slots=True)
 class Result:
     """A tool's answer: the text an agent reads, and the same answer as data."""
@@ -198,7 +184,7 @@ class Tools:
     def ask(self, endpoint: str, body: Mapping[str, Any]) -> Any:
         """Return the answer of POST `endpoint`: the daemon's, or the in-process one when no
         daemon can be had, every string in it cleaned of what an agent must not be shown
-        (`shown.scrubbed`). Raises Unavailable when this kroute has no such endpoint,
+        (`shown.scrubbed`). Raises ToolUnavailableError when this kroute has no such endpoint,
         RequestError for a bad request, KrouteError when neither way can answer."""
         return shown.scrubbed(self._answer(endpoint, body))
 
@@ -222,7 +208,7 @@ class Tools:
         from router.serve import service  # the engine: only when answering in process
 
         if "POST" not in service.ENDPOINTS.get(endpoint, {}):
-            raise Unavailable(endpoint.rsplit("/", 1)[-1].replace("-", "_"), endpoint)
+            raise ToolUnavailableError(endpoint.rsplit("/", 1)[-1].replace("-", "_"), endpoint)
         app = service.standalone(self.cfg, self.target.places, self.env)
         return service.document(app.answer("POST", endpoint, service.encode(body), SOURCE))
 
@@ -398,7 +384,7 @@ def _note(message: str) -> None:
 
 
 def serve(tools: Tools) -> None:
-    """Serve the tools over stdio until the client closes it. Raises ExtraMissing when the
+    """Serve the tools over stdio until the client closes it. Raises ExtraMissingError when the
     `mcp` SDK is not installed."""
     server = build(tools)
     import anyio
@@ -412,14 +398,14 @@ def serve(tools: Tools) -> None:
 
 
 def build(tools: Tools) -> Server[Any]:
-    """Return the MCP server of the tools, every one read-only. Raises ExtraMissing when the
+    """Return the MCP server of the tools, every one read-only. Raises ExtraMissingError when the
     `mcp` SDK is not installed."""
     try:
         import anyio
         import mcp_types as types
         from mcp.server.lowlevel import Server
     except ImportError:
-        raise ExtraMissing() from None
+        raise ExtraMissingError() from None
 
     read_only = types.ToolAnnotations(
         read_only_hint=True, destructive_hint=False, open_world_hint=False

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from router.base import paths
-from router.logbook.shadow import ShadowError
+from router.base.errors import ShadowError
 
 # One day's log stops growing at this size (about 20,000 routes with their texts): a runaway
 # client cannot fill the disk. Lines past it are dropped, counted beside the log

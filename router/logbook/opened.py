@@ -23,11 +23,12 @@ from typing import Any
 import orjson
 
 from router.base import paths
+from router.base.errors import ShadowError
 from router.core import pattern
 from router.core.entry import Entry
 from router.core.index import Index
 from router.logbook import shadow
-from router.logbook.shadow import Record, ShadowError
+from router.logbook.shadow import Record
 
 SCHEMA = "kroute.opened/1"
 SUBDIR = "opened"  # below the repository's route log directory

@@ -12,12 +12,13 @@ from typing import Any
 
 import orjson
 
+from router.base.errors import ShadowError
 from router.core.shown import flat
 from router.logbook import shadow
 from router.logbook.report import diff_text as diff_text
 from router.logbook.report import replay_text as replay_text
 from router.logbook.report import stats_text as stats_text
-from router.logbook.shadow import PERCENTILES, RATE_DIGITS, SKIPPED, Record, ShadowError
+from router.logbook.shadow import PERCENTILES, RATE_DIGITS, SKIPPED, Record
 
 # -- review --------------------------------------------------------------------------------
 

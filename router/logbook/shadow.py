@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from router.base.errors import KrouteError
+from router.base.errors import ShadowError
 from router.core.config import SHADOW_MODES
 
 SCHEMA = "kroute.shadow/2"
@@ -30,10 +30,6 @@ PERCENTILES = (50, 90, 99)
 LOG_SUFFIX = ".jsonl"
 DAY_NAME = re.compile(r"\d{4}-\d{2}-\d{2}")
 RATE_DIGITS = 4
-
-
-class ShadowError(KrouteError):
-    """The shadow log cannot be written or read, or a record or request is inconsistent."""
 
 
 Record = dict[str, Any]

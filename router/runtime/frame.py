@@ -22,7 +22,7 @@ class FrameError(Exception):
     """The other side closed the pipe or sent what is not a frame."""
 
 
-class Closed(FrameError):
+class ClosedError(FrameError):
     """The other side closed the pipe (it has exited, or is exiting)."""
 
 
@@ -36,7 +36,7 @@ def write(stream: IO[bytes], header: dict[str, Any], payload: bytes = b"") -> No
 
 
 def read(stream: IO[bytes]) -> tuple[dict[str, Any], bytes]:
-    """Return the next frame's header and payload. Raises Closed at the end of the stream
+    """Return the next frame's header and payload. Raises ClosedError at the end of the stream
     (the other side is gone), FrameError for bytes that are not a frame."""
     head = _exactly(stream, len(MAGIC) + LENGTHS.size)
     if head[: len(MAGIC)] != MAGIC:
@@ -61,7 +61,7 @@ def _exactly(stream: IO[bytes], size: int) -> bytes:
     while left:
         chunk = stream.read(left)
         if not chunk:
-            raise Closed("the pipe was closed")
+            raise ClosedError("the pipe was closed")
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)

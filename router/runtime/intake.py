@@ -15,17 +15,13 @@ from typing import Any
 
 import orjson
 
-from router.base.errors import RequestError
+from router.base.errors import MalformedJsonError, RequestError
 from router.core import route as routing
 from router.core.config import MEANING_MODES, Config
 from router.filters import intent, symbols
 from router.filters.relevance import DEFAULT_THRESHOLD, Chunk, Focus
 
 _ROUTE_USAGE = 'Send {"task": "..."}'
-
-
-class MalformedJson(RequestError):
-    """The body is not JSON at all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +63,11 @@ class RelevanceAsk:
 
 
 def decode(raw: bytes) -> Any:
-    """Return the decoded JSON of a body (None for an empty one). Raises MalformedJson."""
+    """Return the decoded JSON of a body (None for an empty one). Raises MalformedJsonError."""
     try:
         return orjson.loads(raw) if raw else None
     except orjson.JSONDecodeError as error:
-        raise MalformedJson(f"the body is not valid JSON: {error}", _ROUTE_USAGE) from None
+        raise MalformedJsonError(f"the body is not valid JSON: {error}", _ROUTE_USAGE) from None
 
 
 def members(body: Any, usage: str = _ROUTE_USAGE) -> Mapping[str, Any]:

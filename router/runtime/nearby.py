@@ -53,7 +53,7 @@ def build(
     catalog: each keeps its own, so two repositories never push each other's vectors out).
     A caller that builds again (the daemon, after each change) passes `models`, where the
     loaded model is kept between builds: loading one costs about 300 ms and 270 MB.
-    Raises meaning.model.Unavailable when the extra or the model is missing."""
+    Raises ModelUnavailableError when the extra or the model is missing."""
     from router.meaning import model, store
 
     kept = {} if models is None else models

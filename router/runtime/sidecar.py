@@ -23,6 +23,7 @@ import traceback
 from pathlib import Path
 from typing import IO, Any
 
+from router.base.errors import ModelUnavailableError
 from router.runtime import frame
 
 
@@ -31,7 +32,7 @@ def command() -> list[str]:
     return [sys.executable, "-m", "router.runtime.sidecar"]
 
 
-class Superseded(Exception):
+class SupersededError(Exception):
     """A newer catalog came while one was being embedded: that one is embedded instead."""
 
 
@@ -86,7 +87,7 @@ def main() -> int:
     cache = Path(str(hello["cache"]))
     try:
         embedder = model.load(hello.get("model"), nearby.EMBED_THREADS, cache / nearby.MODELS)
-    except model.Unavailable as error:
+    except ModelUnavailableError as error:
         _send(sender, {"op": "failed", "error": str(error)})
         return 1
     except Exception as error:  # a bug or a broken install: the daemon's log says which
@@ -151,7 +152,7 @@ def _embed_catalogs(catalogs: Latest, embedder: Any, where: Path, sender: frame.
         began = time.monotonic()
         try:
             matrix, embedded = _fill(vectors, texts, embedder, catalogs)
-        except Superseded:
+        except SupersededError:
             continue
         note = None
         try:
@@ -172,14 +173,14 @@ def _embed_catalogs(catalogs: Latest, embedder: Any, where: Path, sender: frame.
 
 def _fill(vectors: Any, texts: list[str], embedder: Any, catalogs: Latest) -> tuple[Any, int]:
     """Return the vectors of `texts` (`Vectors.fill`) and how many were embedded (not read
-    from the cache). Raises Superseded as soon as a newer catalog waits."""
+    from the cache). Raises SupersededError as soon as a newer catalog waits."""
     embedded = 0
 
     def progress(done: int, total: int) -> None:
         nonlocal embedded
         embedded = done
         if catalogs.waiting():
-            raise Superseded
+            raise SupersededError
 
     return vectors.fill(texts, embedder, progress), embedded
 

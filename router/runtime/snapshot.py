@@ -196,7 +196,7 @@ def _write_region(
     return where, bodies
 
 
-class Unusable(Exception):
+class UnusableError(Exception):
     """A snapshot file that exists but cannot serve: the reason says why (logged)."""
 
 
@@ -295,24 +295,24 @@ def restore(
     even with its stamp unchanged, unless `watched`: the caller's watcher has followed
     every read since, and reports such an edit itself.
 
-    Raises Unusable when the snapshot was written by another engine version, Python or
+    Raises UnusableError when the snapshot was written by another engine version, Python or
     format, under another configuration, or cannot be read whole."""
     try:
         source = os.fdopen(paths.open_private(path, os.O_RDONLY), "rb")
     except FileNotFoundError:
         return None
     except OSError as error:
-        raise Unusable(f"cannot open it: {error.strerror or error}") from None
+        raise UnusableError(f"cannot open it: {error.strerror or error}") from None
     except StateError as error:
-        raise Unusable(str(error)) from None
+        raise UnusableError(str(error)) from None
     with source:
         try:
             header = pickle.load(source)
         except Exception as error:
-            raise Unusable(f"its header cannot be read ({type(error).__name__})") from None
+            raise UnusableError(f"its header cannot be read ({type(error).__name__})") from None
         expected = _header(config, version, 0)
         if not isinstance(header, dict) or header.get("magic") != MAGIC:
-            raise Unusable("it is not a kroute snapshot")
+            raise UnusableError("it is not a kroute snapshot")
         for key, why in (
             ("format", "an older snapshot format"),
             ("version", "another kroute version"),
@@ -321,12 +321,12 @@ def restore(
             ("config", "another configuration"),
         ):
             if header.get(key) != expected[key]:
-                raise Unusable(f"it was written by {why}")
+                raise UnusableError(f"it was written by {why}")
         survey = census.Census(config, int(header.get("files", 0)), armed)
         try:
             cat, index = _body(source)
             if not isinstance(cat, Catalog) or not isinstance(index, Index):
-                raise Unusable("its body is not a catalog and an index")
+                raise UnusableError("its body is not a catalog and an index")
         except BaseException:
             survey.cancel()
             raise
@@ -340,29 +340,29 @@ def restore(
 
 def _body(source: Any) -> tuple[Any, Any]:
     """Return the catalog and index a snapshot file holds, its postings mapped from the
-    file. Raises Unusable when the file is cut short or its parts do not add up."""
+    file. Raises UnusableError when the file is cut short or its parts do not add up."""
     try:
         size = os.fstat(source.fileno()).st_size
         if size < TRAILER.size:
-            raise Unusable("it is cut short")
+            raise UnusableError("it is cut short")
         source.seek(size - TRAILER.size)
         region_at, region_length, body_at, mark = TRAILER.unpack(source.read(TRAILER.size))
         if mark != TRAILER_MARK or not region_at + region_length <= body_at <= size:
-            raise Unusable("it is cut short")
+            raise UnusableError("it is cut short")
         # ACCESS_READ: the views are read-only, and a change copies a posting out first
         mapped = mmap.mmap(source.fileno(), 0, access=mmap.ACCESS_READ) if size else None
         if mapped is None:
-            raise Unusable("it is empty")
+            raise UnusableError("it is empty")
         source.seek(body_at)
         _reading.region = memoryview(mapped)[region_at : region_at + region_length]
         try:
             return pickle.load(source)  # type: ignore[no-any-return]
         finally:
             _reading.region = None
-    except Unusable:
+    except UnusableError:
         raise
     except Exception as error:
-        raise Unusable(f"its body cannot be read ({type(error).__name__})") from None
+        raise UnusableError(f"its body cannot be read ({type(error).__name__})") from None
 
 
 def path_of(state: Path, key: str) -> Path:

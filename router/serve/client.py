@@ -19,7 +19,7 @@ from pathlib import Path
 
 from router import __version__
 from router.base import paths, protocol, wire
-from router.base.errors import DaemonError
+from router.base.errors import DaemonError, UnansweredError
 
 # Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
 # name).
@@ -60,11 +60,6 @@ class Target:
 
     def __hash__(self) -> int:
         return hash((self.root, self.config_file, self.places))
-
-
-class Unanswered(DaemonError):
-    """The daemon took the request but did not answer it in time: it stops at the same
-    deadline, so asking again would only queue the same work behind it."""
 
 
 class Reply:
@@ -174,7 +169,7 @@ def call(
     source: str = "socket",
 ) -> Reply:
     """Send one request and return the reply; the daemon is told to stop working on it a
-    little before `timeout` (`wire.granted`). Raises Unanswered (a
+    little before `timeout` (`wire.granted`). Raises UnansweredError (a
     DaemonError) when the daemon does not answer within `timeout` seconds, DaemonError when
     the socket cannot be reached, or the socket, its directory or the process serving it is
     not the user's own (then nothing is sent)."""
@@ -187,7 +182,7 @@ def call(
             sock.sendall(request)
             raw = wire.receive(sock, deadline)
     except TimeoutError:
-        raise Unanswered(
+        raise UnansweredError(
             f"the daemon did not answer within {timeout:g} s", "Check it with: kroute status"
         ) from None
     except OSError as error:

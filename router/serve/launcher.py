@@ -18,7 +18,7 @@ from pathlib import Path
 
 from router import __version__
 from router.base import errors, paths, protocol, wire
-from router.base.errors import DaemonError, RequestError
+from router.base.errors import DaemonError, OutrunError, RequestError
 from router.serve import client
 from router.serve.client import Target
 
@@ -148,15 +148,10 @@ def respawn(t: Target, env: Mapping[str, str]) -> None:
     )
 
 
-class Outrun(DaemonError):
-    """Another start got there first: the daemon it spawned serves the target, or is still
-    starting, and the one this start spawned has stood down."""
-
-
 def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int:
     """Start a detached daemon for the target and wait until it answers. Returns its pid.
 
-    Raises Outrun (a DaemonError) when a daemon another start spawned serves instead,
+    Raises OutrunError (a DaemonError) when a daemon another start spawned serves instead,
     DaemonError when it exits at start (with its reason) or does not come up within `wait`
     seconds."""
     import subprocess
@@ -186,8 +181,8 @@ def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int
     )
 
 
-def _stood_down(t: Target, deadline: float) -> Outrun | None:
-    """Return Outrun when another daemon holds the target's serving lock (the one spawned
+def _stood_down(t: Target, deadline: float) -> OutrunError | None:
+    """Return OutrunError when another daemon holds the target's serving lock (the one spawned
     here exited because of it), once that one runs or `deadline` passes; else None."""
     if not serving_held(t.places):
         return None
@@ -195,8 +190,8 @@ def _stood_down(t: Target, deadline: float) -> Outrun | None:
         time.sleep(client.POLL)
     current, sentence = client.state(t)
     if current == "running":
-        return Outrun(f"already running: {sentence}")
-    return Outrun(f"already starting: another start spawned a daemon for {t.root}")
+        return OutrunError(f"already running: {sentence}")
+    return OutrunError(f"already starting: another start spawned a daemon for {t.root}")
 
 
 def _exited(t: Target, status: int | None) -> DaemonError:
@@ -315,7 +310,7 @@ def ensure(t: Target, env: Mapping[str, str], version: str = __version__) -> boo
         client.clean(t)
     try:
         start(t, env)
-    except Outrun:  # another start's daemon serves: as good
+    except OutrunError:  # another start's daemon serves: as good
         return False
     return True
 

@@ -183,7 +183,7 @@ class Link:
     def _why(self, error: frame.FrameError) -> str:
         """Return why the process ended, as status shows it (one that answered garbage is
         killed by `_end`)."""
-        if not isinstance(error, frame.Closed):
+        if not isinstance(error, frame.ClosedError):
             return f"the meaning process answered garbage ({error})"
         try:
             code = self.process.wait(EXIT_WAIT_SECONDS)

@@ -92,7 +92,7 @@ def load(
         if path is not None:
             try:
                 restored = snapshot.restore(config, path, version, armed)
-            except snapshot.Unusable as why:
+            except snapshot.UnusableError as why:
                 restored, unused = None, str(why)
             if restored is not None:
                 return Loaded(
@@ -171,7 +171,7 @@ def mapped(loaded: Loaded, path: Path, version: str) -> Loaded:
     gc.disable()
     try:
         restored = snapshot.restore(loaded.engine.config, path, version, watched=True)
-    except snapshot.Unusable:
+    except snapshot.UnusableError:
         restored = None
     finally:
         gc.freeze()  # as `load` leaves what it loaded

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 import orjson
 
 from router.base import errors, paths, protocol
-from router.base.errors import KrouteError, RequestError
+from router.base.errors import KrouteError, MalformedJsonError, RequestError
 from router.base.protocol import HOOK_PREFIX
 from router.core import config, harness, opening, whynot
 from router.filters import intent, relevance
@@ -42,7 +42,7 @@ class Answer:
     document: Any
 
 
-class Refusal(Exception):
+class RefusedError(Exception):
     """A request no endpoint takes: its status, code token and message."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
@@ -100,17 +100,17 @@ class App:
         try:
             method_table = ENDPOINTS.get(path)
             if method_table is None:
-                raise Refusal(404, "not_found", _unknown(path))
+                raise RefusedError(404, "not_found", _unknown(path))
             handler = method_table.get(method)
             if handler is None:
                 allowed = ", ".join(sorted(method_table))
-                raise Refusal(405, "method_not_allowed", f"{path} takes {allowed}")
+                raise RefusedError(405, "method_not_allowed", f"{path} takes {allowed}")
             call = Call(path, source, urllib.parse.parse_qs(query))
             _check_config(call, self.engine.config)
             return Answer(200, handler(self, body, call))
-        except Refusal as refusal:
+        except RefusedError as refusal:
             return Answer(refusal.status, errors.document(refusal.code, refusal.message))
-        except intake.MalformedJson as error:
+        except MalformedJsonError as error:
             return Answer(400, errors.document("bad_json", error.what))
         except RequestError as error:
             return Answer(400, errors.document("bad_request", str(error)))
@@ -269,7 +269,7 @@ class App:
         try:
             return engine.why_not(ask)
         except whynot.UnknownEntry as error:
-            raise Refusal(404, "unknown_entry", str(error)) from None
+            raise RefusedError(404, "unknown_entry", str(error)) from None
 
     def catalog(self, body: bytes, call: Call) -> dict[str, Any]:
         """Return the catalog's entries (`{kind}` in the body or `?kind=` narrows them)."""
@@ -289,7 +289,7 @@ class App:
 
     def _daemon(self, call: Call) -> Control:
         if self.control is None:
-            raise Refusal(404, "not_found", f"only a running daemon answers {call.path}")
+            raise RefusedError(404, "not_found", f"only a running daemon answers {call.path}")
         return self.control
 
 
@@ -315,13 +315,15 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
 
 def _check_config(call: Call, cfg: config.Config) -> None:
     """Return when the request names no config digest (`?config=`), or the one in force.
-    Raises Refusal 412 `config` otherwise: the client read a config file (the CLI's fast path,
+    Raises RefusedError 412 `config` otherwise: the client read a config file (the CLI's fast path,
     `router.cli.shortcut`) that is not the one this catalog was loaded with (edited since, or
     invalid and not taken up), so it answers through the full command line instead, which
     reads and checks the file itself."""
     named = call.query.get(CONFIG_QUERY)
     if named is not None and named != [cfg.digest]:
-        raise Refusal(412, "config", f"the config in force is {cfg.digest}, not {', '.join(named)}")
+        raise RefusedError(
+            412, "config", f"the config in force is {cfg.digest}, not {', '.join(named)}"
+        )
 
 
 def _micros(seconds: float) -> int:
