@@ -269,7 +269,7 @@ def test_client_module_imports_only_the_standard_library() -> None:
     assert heavy_imports("router.serve.client") == []
 
 
-HEADLINE = Path(__file__).parents[1] / "fixtures" / "relevance" / "headline.json"
+HEADLINE = Path(__file__).parents[2] / "fixtures" / "relevance" / "headline.json"
 
 
 @pytest.mark.process
