@@ -69,7 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.core import config
+from router.catalog import config
 from router.core.text import normalize
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine

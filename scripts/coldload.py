@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.core import config
+from router.catalog import config
 from router.runtime import snapshot
 from router.serve import client, launcher, loader
 

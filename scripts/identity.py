@@ -20,7 +20,8 @@ from typing import Any
 
 import orjson
 
-from router.core import config, index
+from router.catalog import config
+from router.ranking import index
 from router.runtime import request
 from router.runtime.engine import Engine
 

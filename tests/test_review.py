@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from router.core import config
+from router.catalog import config
 from router.logbook import chart, logfile, page, review, shadow
 from router.runtime import request
 from router.runtime.engine import Engine

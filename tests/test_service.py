@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from router.base.errors import KrouteError, RequestError
-from router.core import config, harness
+from router.catalog import config
+from router.core import harness
 from router.runtime.engine import Engine
 from router.serve import expiry, service
 from testing.paths import DEMO, FIXTURES

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from router.base import paths
-from router.core import config
+from router.catalog import config
 from router.integrations import toolserver
 from router.logbook import shadow
 from router.serve import client, service

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from router.core import config, index
+from router.catalog import config
+from router.ranking import index
 from router.runtime.engine import Engine
 from router.serve import client, daemon
 from testing.paths import DEMO

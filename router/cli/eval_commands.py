@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from router.base.errors import EvalError
+from router.catalog.config import DEFAULT_ORDER
 from router.cli.catalog_commands import neighbours_of
 from router.cli.group import (
     catalog_option,
@@ -19,11 +20,10 @@ from router.cli.group import (
     resolve_config,
     say,
 )
-from router.core.config import DEFAULT_ORDER
-from router.core.fusion import Nearness
-from router.core.route import ORDERS
-from router.runtime import evaluate, nearby, suite
-from router.runtime import judged as judged_set
+from router.evaluation import fixture, judged, suite
+from router.route.assembly import ORDERS
+from router.route.fusion import Nearness
+from router.runtime import nearby
 from router.runtime.engine import Engine
 
 
@@ -31,6 +31,7 @@ from router.runtime.engine import Engine
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--judged",
+    "judged_file",
     type=click.Path(dir_okay=False, exists=True, path_type=Path),
     help="A JSONL set of {task, relevant: [ids]}: hit@1, hit@budget, MRR, silence rate.",
 )
@@ -59,7 +60,7 @@ from router.runtime.engine import Engine
     "--baseline",
     "baselines",
     multiple=True,
-    type=click.Choice(judged_set.BASELINES),
+    type=click.Choice(judged.BASELINES),
     help="Also rank the judged set with a plain baseline over the same entries.",
 )
 @click.option(
@@ -74,7 +75,7 @@ from router.runtime.engine import Engine
 @json_option
 def eval_command(
     directory: Path | None,
-    judged: Path | None,
+    judged_file: Path | None,
     suite_file: Path | None,
     order: str,
     intent_file: Path | None,
@@ -87,7 +88,7 @@ def eval_command(
 ) -> None:
     """Run the annex router's fixture cases in DIRECTORY (exit 1 when one fails), or score a judged
     set (--judged), a suite of them (--suite) or a labelled intent set (--intent)."""
-    if sum(x is not None for x in (directory, judged, suite_file, intent_file)) != 1:
+    if sum(x is not None for x in (directory, judged_file, suite_file, intent_file)) != 1:
         raise click.UsageError(
             "give one of: a case DIRECTORY, --judged FILE, --suite FILE, --intent FILE"
         )
@@ -100,22 +101,22 @@ def eval_command(
         measured = _suite(suite_file, order, baselines, with_meaning)
         emit_json(measured) if as_json else say(suite.text(measured))
         return
-    if judged is not None:
+    if judged_file is not None:
         load = _engines(catalog_dir, config_file)
-        tasks = judged_set.read(judged)
-        report = judged_set.run(
+        tasks = judged.read(judged_file)
+        report = judged.run(
             load, tasks, budget, baselines, _neighbours(load) if with_meaning else None
         )
-        emit_json(report) if as_json else say(judged_set.text(report))
+        emit_json(report) if as_json else say(judged.text(report))
         return
     if intent_file is not None:
-        report = evaluate.intent_report(intent_file)
-        emit_json(report) if as_json else say(evaluate.intent_text(report))
+        report = fixture.intent_report(intent_file)
+        emit_json(report) if as_json else say(fixture.intent_text(report))
         return
     assert directory is not None
     if not directory.is_dir():
         raise click.BadParameter(f"{directory} is not a directory", param_hint="DIRECTORY")
-    report = evaluate.cases(directory, lambda d: Engine.load(resolve_config(d, None)))
+    report = fixture.cases(directory, lambda d: Engine.load(resolve_config(d, None)))
     if as_json:
         emit_json(report)
     else:
@@ -131,7 +132,7 @@ def eval_command(
         sys.exit(1)
 
 
-def _engines(catalog_dir: Path | None, config_file: Path | None) -> judged_set.Load:
+def _engines(catalog_dir: Path | None, config_file: Path | None) -> judged.Load:
     """Return the engine a judged task is routed over, by its `repo`: the catalog, or that
     folder of it alone; each loaded once. Raises EvalError for a repo that is no folder."""
     engines: dict[str | None, Engine] = {}
@@ -152,7 +153,7 @@ def _engines(catalog_dir: Path | None, config_file: Path | None) -> judged_set.L
     return load
 
 
-def _neighbours(load: judged_set.Load) -> judged_set.Nearby:
+def _neighbours(load: judged.Load) -> judged.Nearby:
     """Return a judged task's neighbours by meaning over the engine `load` gives its repo,
     each repo's model index made once."""
     near: dict[str | None, nearby.Nearby] = {}
@@ -168,7 +169,7 @@ def _neighbours(load: judged_set.Load) -> judged_set.Nearby:
 def _suite(
     path: Path, order: str, baselines: tuple[str, ...], with_meaning: bool
 ) -> dict[str, Any]:
-    """Return the report of every set of the suite at `path` (router.runtime.suite.run), each
+    """Return the report of every set of the suite at `path` (router.evaluation.suite.run), each
     set's engines loaded once per repository folder."""
     members = suite.read(path)
     loads = {m.name: _engines(m.catalog, m.config) for m in members}

@@ -20,7 +20,7 @@ from router import __version__
 from router.base.errors import KrouteError
 
 if TYPE_CHECKING:
-    from router.core.config import Config
+    from router.catalog.config import Config
 
 # What `kroute --help` loads is click and this module: orjson, the config reader (tomllib,
 # the taxonomy), hashlib and traceback are imported by the functions that use them, which
@@ -239,7 +239,7 @@ def resolve_config(
 
     from router.base import protocol
     from router.base.errors import ConfigError
-    from router.core import config
+    from router.catalog import config
 
     if config_file is None and os.environ.get("KROUTE_CONFIG"):
         config_file = Path(os.environ["KROUTE_CONFIG"])

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from router import __version__
 from router.base.errors import DaemonError, KrouteError, RequestError
+from router.catalog.config import Config
 from router.core import shown
-from router.core.config import Config
 from router.serve import client, launcher
 
 if TYPE_CHECKING:

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from router.core.entry import Entry
-from router.core.fusion import Nearness, Neighbour
+from router.catalog.entry import Entry
 from router.meaning.space import Space
+from router.route.fusion import Nearness, Neighbour
 
 if TYPE_CHECKING:
     import numpy as np

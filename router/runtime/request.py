@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 
 from router.base.errors import RequestError
-from router.core import route as routing
-from router.core.config import MEANING_MODES, Config
+from router.catalog.config import MEANING_MODES, Config
 from router.filters import intent, symbols
 from router.filters.relevance import DEFAULT_THRESHOLD, Chunk, Focus
+from router.route import assembly
 
 _ROUTE_USAGE = 'Send {"task": "..."}'
 
@@ -42,7 +42,7 @@ class RouteAsk:
     """A route request: the validated request (focus still unread), and whether the task's
     intent picks the strategy (`strategy: "auto"`) and, unless a budget was sent, the budget."""
 
-    request: routing.Request
+    request: assembly.Request
     focus: FocusAsk | None = None
     auto: bool = False
     budget_given: bool = False
@@ -53,7 +53,7 @@ class RouteAsk:
 class ExplainAsk:
     """A request for seed 1's explain record."""
 
-    request: routing.Request
+    request: assembly.Request
     limit: int | None = None
 
 
@@ -98,8 +98,8 @@ def route(body: Any, config: Config) -> RouteAsk:
         raise RequestError(
             f"strategy is {strategy!r}", f"Use auto or one of {', '.join(intent.DEFAULTS)}"
         )
-    request = routing.check(
-        routing.Request(
+    request = assembly.check(
+        assembly.Request(
             task=task,
             budget=_int(body, "budget", config.budget),
             order=_text(body, "order") or config.order,
@@ -134,7 +134,7 @@ def explain(body: Any) -> ExplainAsk:
     limit = body.get("limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise RequestError("`limit` must be a whole number of at least 1", "Fix the limit")
-    request = routing.Request(
+    request = assembly.Request(
         task=problem,
         domain=_text(body, "domain"),
         cluster=_text(body, "cluster"),

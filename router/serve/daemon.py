@@ -27,9 +27,8 @@ from typing import Any
 from router import __version__
 from router.base import paths
 from router.base.errors import KrouteError
-from router.core import catalog, diagnostic, walk
-from router.core import config as config_module
-from router.core.config import Config
+from router.catalog import config, diagnostic, reader, walk
+from router.catalog.config import Config
 from router.logbook.recorder import Recorder
 from router.runtime import snapshot
 from router.runtime.engine import Engine
@@ -104,7 +103,7 @@ class Service:
         self.recorder = Recorder(places.state, places.key, defer=self._defer)
         # Until `prepare` has loaded the catalog, the app holds an empty engine and only
         # LOADING_ANSWERS are answered; `ready` is set once the real one is in.
-        self.app = service.App(Engine(config, catalog.assemble({}), version), self.recorder, self)
+        self.app = service.App(Engine(config, reader.assemble({}), version), self.recorder, self)
         self.ready = threading.Event()
         # Set once the loaded engine may change: a snapshot being written must not see an
         # update half-applied, so the watcher's changes wait for it.
@@ -349,7 +348,7 @@ class Service:
         The caller holds `writing`."""
         began = time.monotonic()
         engine = self.engine
-        found, problems = catalog.changed_since(engine.config, engine.catalog, None)
+        found, problems = reader.changed_since(engine.config, engine.catalog, None)
         if found or problems != engine.catalog.walk:
             self._update(found, problems)
             if found:
@@ -403,7 +402,7 @@ class Service:
         outside the request lock, and swap it in under it; `problems` are a fresh walk's,
         if the caller walked the roots (see `catalog.refresh`). The caller holds `writing`."""
         engine = self.engine
-        fresh = catalog.refresh(engine.config, engine.catalog, rels, problems)
+        fresh = reader.refresh(engine.config, engine.catalog, rels, problems)
         self._swap(engine.updated(rels, fresh))
 
     def _replace(self, config: Config) -> None:
@@ -434,7 +433,7 @@ class Service:
         a restart from a snapshot does. Costs a walk, not a cold load."""
         engine = self.engine
         racy_from = self.reads_began_ns - snapshot.RACY_NS
-        return catalog.changed_since(engine.config, engine.catalog, racy_from)
+        return reader.changed_since(engine.config, engine.catalog, racy_from)
 
     def _read_config(self) -> Config:
         """Return the configuration the config file now holds, or the one in force when it
@@ -443,7 +442,7 @@ class Service:
         if self.config.file is None:
             return self.config
         try:
-            fresh = config_module.load(self.config.file, self.config.root)
+            fresh = config.load(self.config.file, self.config.root)
         except KrouteError as error:
             if str(error) != self.config_error:
                 print(f"{timestamp()} config not reloaded: {error}", file=sys.stderr, flush=True)

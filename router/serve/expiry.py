@@ -5,7 +5,7 @@ A client sends the seconds it will wait in `protocol.TIMEOUT_HEADER`; the server
 against this process's clock when the request arrives, makes a `Watch` of them and of the
 connection, and holds it as the `current` stop while the request is answered (the daemon's
 dispatch carries no more than the request itself). The routing endpoints hand it to the
-engine, which asks it between the steps of a route (`router.core.cutoff`): a request whose
+engine, which asks it between the steps of a route (`router.core.deadline`): a request whose
 time ran out while it waited for the lock, or whose client hung up, costs nothing more.
 """
 
@@ -19,7 +19,7 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 
-from router.core.cutoff import Stop
+from router.core.deadline import Stop
 
 MAX_BUDGET = 3600.0  # seconds: a larger grant is read as this (a bound, not an error)
 # A request is first asked whether its client hung up once it has run this long (seconds):

@@ -24,11 +24,13 @@ import orjson
 from router.base import paths, protocol
 from router.base.errors import KrouteError, RequestError
 from router.base.protocol import HOOK_PREFIX
-from router.core import config, harness, opening, whynot
+from router.catalog import config
+from router.core import harness, opening
 from router.filters import intent, relevance
 from router.logbook import opened
 from router.logbook import recorder as recorder_module
 from router.logbook.recorder import Recorder
+from router.route import whynot
 from router.runtime import request
 from router.runtime.engine import Engine
 from router.serve import expiry, loader, session

@@ -1,0 +1,467 @@
+"""The in-memory index: each entry's scored fields, the ranker's postings, document frequencies.
+
+Entries are added and removed in place (a snapshot's restore, tests), or a change is made to
+a copy (`Index.revised`) that shares what it does not touch, so that the daemon's requests
+read the index they hold whole while the next is made. Two views of an entry's words:
+- seed 1's fields (tiers structured, family_text, open_first, notes, and the body sections
+  read on demand) with their exact tokens, for the explain record (DESIGN 5);
+- the ranker's postings: stem -> the entries holding it and each one's BM25F impact
+  (DESIGN 5.1; `posting`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from router.catalog import pattern
+from router.catalog.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
+from router.catalog.formats import markup, record
+from router.core import text
+from router.ranking import bm25f, term
+from router.ranking.posting import Batch, Posting, without
+
+STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
+TIER_NAMES = ("structured", "family_text", "open_first", "notes", "body")
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One scored field of an entry."""
+
+    tier: int
+    name: str
+    normal: str
+    tokens: tuple[str, ...]  # a tuple, not a set: a field holds a few words, and sets are big
+    note: str | None = None  # the note id, for fields of a note
+    section: str | None = None  # the heading, for a body section
+    # the words inside the field's code identifiers (`term.parts`): the ranker's, not seed 1's
+    parts: str = ""
+
+    @property
+    def label(self) -> str:
+        """Return how evidence names the field: `title`, `body (Decision)`, ..."""
+        if self.section:
+            return f"{self.name} ({self.section})"
+        return self.name
+
+
+class Indexed:
+    """An entry with its scored fields (the body's are read on demand: see `body_fields`).
+
+    The fields are derived from the entry when first read and kept: a route reads those of
+    its few candidates, and a snapshot need not carry them (it pickles the entry alone)."""
+
+    __slots__ = ("_fields", "entry")
+
+    def __init__(self, entry: Entry, fields: tuple[Field, ...] | None = None) -> None:
+        self.entry = entry
+        self._fields = fields
+
+    @property
+    def fields(self) -> tuple[Field, ...]:
+        """Return the entry's scored fields but its body (`fields_of`)."""
+        if self._fields is None:
+            # Two threads may both derive them; both get equal tuples, one is kept.
+            self._fields = fields_of(self.entry)
+        return self._fields
+
+    def __reduce__(self) -> tuple[type[Indexed], tuple[Entry]]:
+        return Indexed, (self.entry,)
+
+    def __repr__(self) -> str:
+        return f"Indexed({self.entry.id!r})"
+
+
+def fields_of(item: Entry) -> tuple[Field, ...]:
+    """Return the scored fields of an entry but its body, tier by tier, in DESIGN 5's order.
+
+    A title's leading record number (`8.`, `ADR-012:`) is not a term."""
+    raw: list[tuple[int, str, str, str | None]] = []
+    routing = item.routing
+    for key in ROUTING_KEYS:
+        raw.extend((STRUCTURED, key, value, None) for value in getattr(routing, key))
+    raw.extend((STRUCTURED, "keywords", value, None) for value in item.keywords)
+    raw.append((FAMILY_TEXT, "id", item.id, None))
+    raw.append((FAMILY_TEXT, "title", record.title_terms(item.title), None))
+    raw.append((FAMILY_TEXT, "summary", item.summary, None))
+    raw.append((FAMILY_TEXT, "tags", " ".join(item.tags), None))
+    if not item.is_row:
+        raw.append((FAMILY_TEXT, "path", item.path, None))
+    raw.append((FAMILY_TEXT, "governs", " ".join(item.governs), None))
+    raw.extend((OPEN_FIRST, "open_first", summary, None) for summary in item.open_first)
+    for note in item.notes:
+        raw.append((NOTES, "notes", note.text, note.id))
+        raw.append((NOTES, "notes", " ".join(note.problem_spaces), note.id))
+        raw.append((NOTES, "notes", " ".join(note.capabilities), note.id))
+    out = []
+    for tier, name, value, note_id in raw:
+        normal = text.normalize(value)
+        if normal:
+            tokens = text.tokens_of_normal(normal)
+            extra = term.parts(value)
+            if name == "title":
+                extra = " ".join(filter(None, (extra, _quantity(item.title, value))))
+            out.append(Field(tier, name, normal, tokens, note_id, parts=extra))
+    return tuple(out)
+
+
+# A title's leading number hyphen-joined to one word (`64-bit fields`) is a quantity, not a
+# record number (`12-use-postgres` goes on with its slug, `8. Use Postgres` with a space).
+_QUANTITY = re.compile(r"\s*(\d+)-$")
+_UNIT = re.compile(r"[A-Za-z]+(?:\s|$)")
+
+
+def _quantity(title: str, terms: str) -> str:
+    """Return the number `markdown.title_terms` took off a title (`terms`) as a record
+    number when it is a quantity's (`64` of `64-bit fields`), else ""."""
+    plain = markup.strip(title)
+    lead = plain[: len(plain) - len(terms)]
+    match = _QUANTITY.fullmatch(lead) if lead and plain.endswith(terms) else None
+    if match is None or not _UNIT.match(terms):
+        return ""
+    return match.group(1)
+
+
+# The headings decision-record templates give every record (Nygard, MADR, Y-statements):
+# structure, not subject. Read as words they would make `context` or `decision` a word of
+# every record, and a task asking about a React context could not find the one record on it.
+TEMPLATE_HEADINGS = frozenset(
+    text.normalize(h)
+    for h in (
+        *record.DECISION_HEADINGS,
+        *record.CONTEXT_HEADINGS,
+        "status", "consequences", "positive consequences", "negative consequences",
+        "considered options", "options considered", "decision drivers", "decision makers",
+        "deciders", "pros and cons of the options", "alternatives", "alternatives considered",
+        "rationale", "implications", "more information", "references", "links", "notes",
+        "related decisions", "technical story",
+    )
+)  # fmt: skip
+
+
+def section_words(section: Section) -> str:
+    """Return the text a body section is indexed by: its heading and its text, the heading
+    left out when a template gives it to every record (TEMPLATE_HEADINGS)."""
+    if not section.heading or text.normalize(section.heading) in TEMPLATE_HEADINGS:
+        return section.text
+    return f"{section.heading} {section.text}"
+
+
+def body_fields(item: Entry) -> tuple[Field, ...]:
+    """Return the body tier's fields of an entry, one per section (built when asked: a body
+    is read only to score or explain the few entries that need it)."""
+    out = []
+    for section in item.body:
+        normal = text.normalize(section.text)
+        if normal:
+            tokens = text.tokens_of_normal(normal)
+            out.append(Field(BODY, "body", normal, tokens, None, section.label))
+    return tuple(out)
+
+
+def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float]], set[str]]:
+    """Return, per tier, the ranker's stem counts of an entry's fields and body (each at its
+    field's `weight.share`; the words inside code identifiers count as occurrences too),
+    and seed 1's distinct exact tokens of them (what df counts), read in one pass."""
+    tiers: list[dict[str, float]] = [{} for _ in TIER_NAMES]
+    exact: set[str] = set()
+    for fld in fields:
+        stems, tokens = term.read(fld.normal)
+        counts, share = tiers[fld.tier], bm25f.share(fld.name)
+        for stem, n in stems.items():
+            counts[stem] = counts.get(stem, 0.0) + n * share
+        if fld.parts:
+            for stem, n in term.read(fld.parts)[0].items():
+                counts[stem] = counts.get(stem, 0.0) + n * share
+        exact.update(tokens)
+    if item.body:
+        raw = " ".join(section_words(s) for s in item.body)
+        stems, tokens = term.read(text.normalize(raw))
+        body = tiers[BODY] = dict(stems)  # no field is of the body's tier: it starts empty
+        for stem, n in term.read(term.parts(raw))[0].items():
+            body[stem] = body.get(stem, 0.0) + n
+        exact.update(tokens)
+    return tiers, exact
+
+
+class Index:
+    """Entries by slot, the ranker's postings per stem, and seed 1's df per exact token."""
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self._slots: dict[int, Indexed] = {}
+        self._by_id: dict[str, int] = {}
+        self._by_path: dict[str, str] = {}  # file path -> id, for relations written as links
+        # a stem -> the ids qualified by their paths that were taken from it (stems collide)
+        self._by_stem: dict[str, set[str]] = {}
+        self._postings: dict[str, Posting] = {}
+        self._df: dict[str, int] = {}
+        self._next = 0
+        # governs targets: literal paths by path, globs by pattern (few distinct ones)
+        self._literal: dict[str, set[int]] = {}
+        self._globs: dict[str, set[int]] = {}
+        self._except: dict[int, tuple[str, ...]] = {}  # slot -> excluded patterns
+        # entries with intent patterns (skill-rules.json), tried against every task
+        self.triggered: set[int] = set()
+        # succession claims: old id -> ids of entries that say they supersede it
+        self._claims: dict[str, set[str]] = {}
+        # a catalog loaded whole posts its entries' stems in batches (`posting.Batch`)
+        batch = Batch(self._postings, self._df)
+        for item in entries:
+            self._add(item, batch)
+        batch.post()
+
+    # -- reading -------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+    def __iter__(self) -> Iterator[Indexed]:
+        return iter(self._slots.values())
+
+    @property
+    def size(self) -> int:
+        """N: the number of entries."""
+        return len(self._slots)
+
+    def df(self, token: str) -> int:
+        """Return how many entries hold the exact token `token` in some field or the body."""
+        return self._df.get(token, 0)
+
+    def weight(self, token: str) -> float:
+        """Return w(t) = (N - df) / (N - 1), how much of the catalog the term rules out
+        (1 when N < 2): a term every entry holds weighs nothing."""
+        n = len(self._slots)
+        if n < 2:
+            return 1.0
+        return (n - self._df.get(token, 0)) / (n - 1)
+
+    def stem_df(self, stem: str) -> int:
+        """Return how many entries hold `stem` (the ranker's df)."""
+        posting = self._postings.get(stem)
+        return len(posting.slots) if posting is not None else 0
+
+    def postings(self, stem: str) -> tuple[Sequence[int], Sequence[int]]:
+        """Return (slots ascending, impacts in steps of IMPACT_STEP) of the entries holding
+        `stem` (read-only)."""
+        posting = self._postings.get(stem)
+        if posting is None:
+            return (), ()
+        return posting.slots, posting.impacts
+
+    def each_posting(self) -> Iterator[Posting]:
+        """Return every stem's posting, in no particular order (what a snapshot writes)."""
+        return iter(self._postings.values())
+
+    @property
+    def slots_end(self) -> int:
+        """Return one past the highest slot ever given (slots are never reused)."""
+        return self._next
+
+    def slot(self, slot: int) -> Indexed:
+        """Return the indexed entry in `slot`."""
+        return self._slots[slot]
+
+    def with_triggers(self) -> list[tuple[int, Entry]]:
+        """Return (slot, entry) of the entries carrying skill triggers, in slot order."""
+        return [(slot, self._slots[slot].entry) for slot in sorted(self.triggered)]
+
+    def slot_of(self, entry_id: str) -> int:
+        """Return the slot of the entry with this id. Raises KeyError."""
+        return self._by_id[entry_id]
+
+    def get(self, entry_id: str) -> Entry | None:
+        """Return the entry with this id, or the one entry whose id was qualified from this
+        stem; None when there is none, or several (see `named`)."""
+        slot = self._by_id.get(entry_id)
+        if slot is None:
+            qualified = self._by_stem.get(entry_id, ())
+            slot = self._by_id[next(iter(qualified))] if len(qualified) == 1 else None
+        return None if slot is None else self._slots[slot].entry
+
+    def named(self, entry_id: str) -> tuple[Entry, ...]:
+        """Return the entry with this id; else those whose ids were qualified from this stem,
+        by id; else none."""
+        slot = self._by_id.get(entry_id)
+        if slot is not None:
+            return (self._slots[slot].entry,)
+        ids = sorted(self._by_stem.get(entry_id, ()))
+        return tuple(self._slots[self._by_id[i]].entry for i in ids)
+
+    def governing(self, path: str, languages: bool = True) -> list[Entry]:
+        """Return the entries whose governs targets cover the repository-relative `path`, in
+        path order. Patterns that cover every path are not anchors (see `pattern`), and
+        without `languages` neither are those that cover every file of an extension."""
+        path = pattern.clean(path)
+        slots: set[int] = set()
+        parts = path.split("/")
+        for i in range(1, len(parts) + 1):
+            slots.update(self._literal.get("/".join(parts[:i]), ()))
+        for glob, holders in self._globs.items():
+            if (languages or not pattern.is_language_wide(glob)) and pattern.covers(glob, path):
+                slots.update(holders)
+        # a rule's path exclusion subtracts what its patterns cover
+        slots = {
+            s for s in slots if not any(pattern.covers(x, path) for x in self._except.get(s, ()))
+        }
+        return sorted((self._slots[s].entry for s in slots), key=lambda e: e.path)
+
+    def resolve(self, reference: str) -> str | None:
+        """Return the id of the entry a relation names: an id, or the file path of an entry
+        (relations written as Markdown links), else None."""
+        if reference in self._by_id:
+            return reference
+        return self._by_path.get(pattern.clean(reference))
+
+    def successor(self, entry_id: str) -> str | None:
+        """Return the id of the entry in the catalog that supersedes `entry_id`, or None:
+        its own `superseded_by` first, else the first (by id) entry claiming `supersedes`."""
+        item = self.get(entry_id)
+        if item is not None:
+            for candidate in item.superseded_by:
+                found = self.resolve(candidate)
+                if found is not None and found != entry_id:
+                    return found
+            claims = self._claims.get(entry_id, set()) | self._claims.get(item.path, set())
+        else:
+            claims = self._claims.get(entry_id, set())
+        for candidate in sorted(claims):
+            if candidate in self._by_id and candidate != entry_id:
+                return candidate
+        return None
+
+    def entries(self) -> list[Entry]:
+        """Return every entry, in path order."""
+        return sorted((i.entry for i in self._slots.values()), key=lambda e: e.path)
+
+    # -- changing ------------------------------------------------------------------------
+
+    def add(self, item: Entry) -> None:
+        """Index an entry; an entry with the same id is replaced."""
+        batch = Batch(self._postings, self._df)
+        self._add(item, batch)
+        batch.post()
+
+    def _add(self, item: Entry, batch: Batch) -> None:
+        """Index an entry, its stems left in `batch` to post (`Batch.post`)."""
+        if item.id in self._by_id:
+            batch.post()  # the entry it replaces must be in its postings to leave
+            self.remove(item.id)
+        fields = fields_of(item)
+        slot = self._next
+        self._next += 1
+        # The fields are not kept: a route derives those of its few candidates (`Indexed`),
+        # as an index restored from a snapshot does, so a catalog loaded cold holds what a
+        # restored one holds.
+        self._slots[slot] = Indexed(item)
+        self._by_id[item.id] = slot
+        self._by_path.setdefault(pattern.clean(item.path), item.id)
+        if item.stem and item.id != item.stem:
+            self._by_stem.setdefault(item.stem, set()).add(item.id)
+        tiers, exact = words_of(item, fields)
+        batch.hold(slot, bm25f.frequencies(tiers), exact)
+        for target in item.governs:
+            if target.startswith(EXCLUDED):
+                self._except[slot] = (*self._except.get(slot, ()), target[1:])
+            else:
+                self._targets(target).setdefault(_target_key(target), set()).add(slot)
+        if item.intent_patterns or item.keywords:
+            self.triggered.add(slot)
+        for old in item.supersedes:
+            self._claims.setdefault(pattern.clean(old), set()).add(item.id)
+
+    def remove(self, entry_id: str) -> None:
+        """Remove the entry with this id (nothing happens when there is none)."""
+        slot, stems = self._unlink(entry_id)
+        for stem in stems:
+            posting = self._postings[stem]
+            posting.remove(slot)
+            if not posting.slots:
+                del self._postings[stem]
+
+    def revised(self, gone: Iterable[str], added: Iterable[Entry]) -> Index:
+        """Return a copy of this index without the entries whose ids are `gone` and with the
+        entries `added` (each replacing the one of its id). This index is left as it is, so
+        that a request holding it reads it whole while the copy is made. The two share every
+        entry and every posting the change does not touch: the copy costs the changed entries
+        and the postings of their stems, beside a shallow copy of the tables."""
+        new = Index()
+        new._slots = dict(self._slots)
+        new._by_id = dict(self._by_id)
+        new._by_path = dict(self._by_path)
+        new._by_stem = {stem: set(ids) for stem, ids in self._by_stem.items()}
+        new._postings = dict(self._postings)
+        new._df = dict(self._df)
+        new._next = self._next
+        new._literal = {key: set(slots) for key, slots in self._literal.items()}
+        new._globs = {key: set(slots) for key, slots in self._globs.items()}
+        new._except = dict(self._except)
+        new.triggered = set(self.triggered)
+        new._claims = {old: set(ids) for old, ids in self._claims.items()}
+        incoming = {item.id: item for item in added}
+        dropped: dict[str, list[int]] = {}
+        for entry_id in {*gone, *incoming}:
+            slot, stems = new._unlink(entry_id)
+            for stem in stems:
+                dropped.setdefault(stem, []).append(slot)
+        for stem, slots in dropped.items():
+            posting = without(new._postings[stem], slots)
+            if posting is None:
+                del new._postings[stem]
+            else:
+                new._postings[stem] = posting
+        batch = Batch(new._postings, new._df, fresh=set(dropped))
+        for item in incoming.values():
+            new._add(item, batch)
+        batch.post()
+        return new
+
+    def _unlink(self, entry_id: str) -> tuple[int, set[str]]:
+        """Remove the entry with this id from every table but the postings; return its slot
+        and the stems whose postings hold it (-1 and none when there is no such entry)."""
+        slot = self._by_id.pop(entry_id, None)
+        if slot is None:
+            return -1, set()
+        indexed = self._slots.pop(slot)
+        item = indexed.entry
+        if self._by_path.get(pattern.clean(item.path)) == entry_id:
+            del self._by_path[pattern.clean(item.path)]
+        qualified = self._by_stem.get(item.stem)
+        if qualified is not None:
+            qualified.discard(entry_id)
+            if not qualified:
+                del self._by_stem[item.stem]
+        self._except.pop(slot, None)
+        self.triggered.discard(slot)
+        for target in item.governs:
+            if target.startswith(EXCLUDED):
+                continue
+            table = self._targets(target)
+            holders = table.get(_target_key(target))
+            if holders is not None:
+                holders.discard(slot)
+                if not holders:
+                    del table[_target_key(target)]
+        for old in item.supersedes:
+            claims = self._claims.get(pattern.clean(old))
+            if claims is not None:
+                claims.discard(entry_id)
+                if not claims:
+                    del self._claims[pattern.clean(old)]
+        tiers, exact = words_of(item, indexed.fields)
+        for token in exact:
+            count = self._df[token] - 1
+            if count:
+                self._df[token] = count
+            else:
+                del self._df[token]
+        return slot, {s for counts in tiers for s in counts}
+
+    def _targets(self, target: str) -> dict[str, set[int]]:
+        return self._literal if pattern.compile(target).literal else self._globs
+
+
+def _target_key(target: str) -> str:
+    """Return the key a governs target is filed under ("" for patterns covering all)."""
+    return "" if pattern.is_universal(target) else pattern.clean(target)
