@@ -197,11 +197,11 @@ def assemble(files: Mapping[str, FileResult], problems: Iterable[Diagnostic] = (
     return Catalog(dict(files), tuple(problems), mix, stale)
 
 
-class NotRegularFile(OSError):
+class NotRegularFileError(OSError):
     """A path that is a FIFO, socket, device or directory: reading it could block forever."""
 
 
-class FileTooLarge(OSError):
+class FileTooLargeError(OSError):
     """A regular file over the size limit; `size` is what it holds (at least limit + 1)."""
 
     def __init__(self, size: int) -> None:
@@ -220,7 +220,7 @@ def read_stamped(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, tuple[
 
     The file is opened with O_NONBLOCK, so a FIFO without a writer cannot block the open,
     and the descriptor itself is checked, so what is read is what was checked. Raises
-    NotRegularFile for anything but a regular file, FileTooLarge when it holds more than
+    NotRegularFileError for anything but a regular file, FileTooLargeError when it holds more than
     `limit` bytes (also when it grew past it while being read), OSError when it cannot be
     opened or read (a symlink loop among them)."""
     flags = (
@@ -233,14 +233,14 @@ def read_stamped(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, tuple[
         fd = os.open(path, flags)
     except OSError as error:
         if error.errno == errno.ENXIO:  # a socket, or a device without its driver
-            raise NotRegularFile(errno.ENXIO, "not a regular file") from error
+            raise NotRegularFileError(errno.ENXIO, "not a regular file") from error
         raise
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(errno.EINVAL, "not a regular file")
+            raise NotRegularFileError(errno.EINVAL, "not a regular file")
         if info.st_size > limit:
-            raise FileTooLarge(info.st_size)
+            raise FileTooLargeError(info.st_size)
         chunks: list[bytes] = []
         held = 0
         while held <= limit:
@@ -250,7 +250,7 @@ def read_stamped(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[bytes, tuple[
             chunks.append(chunk)
             held += len(chunk)
         if held > limit:
-            raise FileTooLarge(held)
+            raise FileTooLargeError(held)
         return b"".join(chunks), walk.stamp_of(info)
     finally:
         os.close(fd)
@@ -263,9 +263,9 @@ def read(config: Config, relpath: str) -> FileResult:
     readers can follow is a diagnostic."""
     try:
         raw, stamp = read_stamped(config.root / relpath)
-    except NotRegularFile:
+    except NotRegularFileError:
         return diagnostic.only(relpath, "not a regular file: skipped", WARNING)
-    except FileTooLarge as error:
+    except FileTooLargeError as error:
         return diagnostic.only(
             relpath, f"file is {error.size} bytes, over the 1 MiB limit; skipped", WARNING
         )

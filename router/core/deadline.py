@@ -14,11 +14,11 @@ from collections.abc import Callable
 Stop = Callable[[], bool]  # True: stop now
 
 
-class Abandoned(Exception):
+class AbandonedError(Exception):
     """A route was stopped before it finished: its `Stop` said so."""
 
 
 def check(stop: Stop | None) -> None:
-    """Return when there is no stop or it says to go on. Raises Abandoned otherwise."""
+    """Return when there is no stop or it says to go on. Raises AbandonedError otherwise."""
     if stop is not None and stop():
-        raise Abandoned
+        raise AbandonedError

@@ -17,7 +17,7 @@ from router.ranking.index import NOTES, TIER_NAMES, Field, Index, Indexed, body_
 
 # (exact, phrase, per token) for structured, family_text, open_first, notes (seed 1), and
 # body, below notes on each count: a body match never outweighs the same term elsewhere.
-TIER_WEIGHTS = (
+MATCH_POINTS = (
     (120.0, 80.0, 18.0),
     (32.0, 24.0, 6.0),
     (20.0, 16.0, 4.0),
@@ -61,7 +61,7 @@ def query(index: Index, task: str) -> Query:
 
 def field_score(q: Query, fld: Field, tier: int) -> float:
     """Return one field's score for the query: exact, phrase, or per token."""
-    exact, phrase, per_token = TIER_WEIGHTS[tier]
+    exact, phrase, per_token = MATCH_POINTS[tier]
     if fld.normal == q.normal:
         return exact
     if q.normal in fld.normal and text.holds_phrase(fld.normal, q.normal):

@@ -137,7 +137,7 @@ def scores(
     stop: deadline.Stop | None = None,
 ) -> tuple[dict[int, float], int]:
     """Return slot -> BM25F score of the entries the scoring terms reach, and how many
-    entries they reach (those in `must` included). Raises cutoff.Abandoned when `stop`,
+    entries they reach (those in `must` included). Raises deadline.AbandonedError when `stop`,
     asked before each term's posting is read, says to stop.
 
     With `keep`, only the best `keep` entries (and whatever ties the last of them) come

@@ -23,7 +23,7 @@ def named(
     order). Without `languages`, a pattern covering every file of an extension (`**/*.py`)
     governs nothing here (`Index.governing`). An absolute path outside `root` (when it is
     known) names no anchor: governs targets are paths inside the repository, and `*.go`
-    does not make `/etc/x.go` a file of it. Raises cutoff.Abandoned when `stop`, asked
+    does not make `/etc/x.go` a file of it. Raises deadline.AbandonedError when `stop`, asked
     before each word that may be a path is looked up, says to stop."""
     anchors: list[str] = []
     entries: dict[str, Entry] = {}

@@ -127,7 +127,7 @@ def assemble(
     base = Route(request, words, specific, (), (), (), 0, None)
     try:
         return _assemble(index, taxonomy, request, stop, base, weighted, scoring)
-    except deadline.Abandoned:
+    except deadline.AbandonedError:
         return replace(base, silence="deadline")
 
 
@@ -141,7 +141,7 @@ def _assemble(
     scoring: tuple[rank.Weighted, ...],
 ) -> Route:
     """Return the route `assemble` answers, from the task's terms on (`base` holds them).
-    Raises cutoff.Abandoned when `stop` says to stop."""
+    Raises deadline.AbandonedError when `stop` says to stop."""
     words = [*request.task.split(), *request.paths]
     # A rule for every file of a language (`**/*.py`) anchors a route of files alone (before
     # an edit, at a commit). A task with words of its own says what it is about, and such a
@@ -206,7 +206,7 @@ def _rank(
     """Return the ranking of the admitted entries the words or a trigger reach. When no
     trigger fired and the words are too weak (`silence.lacking`), it reaches nothing and
     names the words no entry holds: the silence gate judges the route, not each entry.
-    Raises cutoff.Abandoned when `stop` says to stop."""
+    Raises deadline.AbandonedError when `stop` says to stop."""
     fired = {slot: hits for slot, hits in fired.items() if admitted(index.slot(slot).entry)}
     # Only the top of the score order is shown: score just enough of it, unless the focus
     # filter or an order by purpose needs to see every candidate.
@@ -410,7 +410,7 @@ def _ranked(
     ties), only the first `keep` when given, and how many were reached. Each trigger that
     fired adds TRIGGER_WORDS times the idf of a term one entry holds, on top of its words'
     own matches, and so does governing a path the task names (`governing`: entries the
-    words reach too) add GOVERNS_WORDS times it. Raises cutoff.Abandoned when `stop` says
+    words reach too) add GOVERNS_WORDS times it. Raises deadline.AbandonedError when `stop` says
     to stop."""
     # fired and governing entries are scored on every term, whatever the top-k keeps
     must = {*fired, *governing}

@@ -34,7 +34,7 @@ FILTER, SILENCE, FOCUS, BUDGET, SUCCESSION, UNREACHED = (
 CHECK_HINT = "Run `kroute check` to list the catalog's entries, or name one by its id"
 
 
-class UnknownEntry(RequestError):
+class UnknownEntryError(RequestError):
     """The entry a why-not request names is not in the catalog (answered as a 404)."""
 
 
@@ -87,7 +87,7 @@ class WhyNot:
 
 def find(index: Index, reference: str) -> Entry:
     """Return the entry an id, the stem of a qualified id, or a repository-relative path
-    names. Raises UnknownEntry when none does, RequestError when a stem was qualified for
+    names. Raises UnknownEntryError when none does, RequestError when a stem was qualified for
     several entries or the path holds several (a JSON catalog's rows)."""
     named = index.named(reference)
     if len(named) == 1:
@@ -104,12 +104,12 @@ def find(index: Index, reference: str) -> Entry:
     if at_path:
         ids = ", ".join(e.id for e in at_path)
         raise RequestError(f"{reference} holds {len(at_path)} entries ({ids})", "Name one by id")
-    raise UnknownEntry(f"no entry `{reference}` in the catalog", CHECK_HINT)
+    raise UnknownEntryError(f"no entry `{reference}` in the catalog", CHECK_HINT)
 
 
 def explain(index: Index, taxonomy: Taxonomy, request: assembly.Request, reference: str) -> WhyNot:
     """Return why the entry `reference` names was or was not offered for `request`. Raises
-    UnknownEntry (or RequestError) as `find` does, and RequestError for a bad request."""
+    UnknownEntryError (or RequestError) as `find` does, and RequestError for a bad request."""
     assembly.check(request)
     e = find(index, reference)
     slot = index.slot_of(e.id)

@@ -112,7 +112,7 @@ class Engine:
 
     def why_not(self, ask: WhyNotAsk) -> dict[str, Any]:
         """Return why the entry `ask` names was or was not offered (`whynot.WhyNot.as_dict`),
-        with the engine version and catalog fingerprint. Raises whynot.UnknownEntry for an
+        with the engine version and catalog fingerprint. Raises whynot.UnknownEntryError for an
         entry the catalog lacks, RequestError for a bad request."""
         request = self.prepared(ask.route)
         answer = whynot.explain(self.index, self.config.taxonomy, request, ask.entry)

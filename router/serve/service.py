@@ -268,7 +268,7 @@ class App:
         ask = request.why_not(request.decode(body), engine.config)
         try:
             return engine.why_not(ask)
-        except whynot.UnknownEntry as error:
+        except whynot.UnknownEntryError as error:
             raise Refusal(404, "unknown_entry", str(error)) from None
 
     def catalog(self, body: bytes, call: Call) -> dict[str, Any]:

@@ -832,10 +832,10 @@ def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None
     fifo = tmp_path / "p.md"
     os.mkfifo(fifo)
     for path in (fifo, tmp_path):
-        with pytest.raises(reader.NotRegularFile):
+        with pytest.raises(reader.NotRegularFileError):
             within(DEADLINE, lambda path=path: reader.read_regular(path), [fifo])
     big = write(tmp_path, "big.md", b"x" * 11)
-    with pytest.raises(reader.FileTooLarge) as caught:
+    with pytest.raises(reader.FileTooLargeError) as caught:
         reader.read_regular(big, limit=10)
     assert caught.value.size == 11
     assert reader.read_regular(big, limit=11) == b"x" * 11

@@ -312,7 +312,7 @@ def test_scoring_asks_its_stop_before_each_term_and_stops_when_told() -> None:
         asked.append(1)
         return len(asked) >= 3
 
-    with pytest.raises(deadline.Abandoned):
+    with pytest.raises(deadline.AbandonedError):
         rank.scores(index, scoring, None, (), stop_at_third)
     assert len(asked) == 3
     scores, _ = rank.scores(index, scoring, None, (), lambda: False)

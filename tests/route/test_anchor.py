@@ -49,5 +49,5 @@ def test_words_that_cannot_be_paths_are_not_looked_up() -> None:
 
     anchor.named(INDEX, "look at src/a.py and src/b.py and the rest".split(), "/repo", stop)
     assert len(asked) == 2
-    with pytest.raises(deadline.Abandoned):
+    with pytest.raises(deadline.AbandonedError):
         anchor.named(INDEX, ["src/a.py"], "/repo", lambda: True)

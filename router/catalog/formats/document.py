@@ -105,7 +105,7 @@ def _status_as_text(meta: dict[str, object]) -> dict[str, object]:
     return meta
 
 
-def _plain(relpath: str, doc: record.Document, shelf: str | None) -> Entry:
+def _plain(relpath: str, doc: record.Record, shelf: str | None) -> Entry:
     """Return the entry of a Markdown document without front matter."""
     # A document laid out as a decision record (a Status, Decision or Context section) is one.
     headings = {_heading_key(s.heading) for s in doc.sections}
@@ -124,12 +124,12 @@ def _plain(relpath: str, doc: record.Document, shelf: str | None) -> Entry:
     )
 
 
-# Fields of a leading metadata list (`markdown.Document.fields`) that no entry field holds,
+# Fields of a leading metadata list (`record.Record.fields`) that no entry field holds,
 # kept as facets; status, dates and relations have fields of their own.
 FACET_FIELDS = ("authors",)
 
 
-def _facets(doc: record.Document) -> tuple[tuple[str, str], ...]:
+def _facets(doc: record.Record) -> tuple[tuple[str, str], ...]:
     """Return the FACET_FIELDS of a document's metadata list, as (name, value)."""
     return tuple((key, value) for key, value in doc.fields if key in FACET_FIELDS)
 
@@ -155,7 +155,7 @@ def _heading_key(heading: str) -> str:
     return heading.strip(" #*:").lower()
 
 
-def _with_body(item: Entry, doc: record.Document) -> Entry:
+def _with_body(item: Entry, doc: record.Record) -> Entry:
     """Return a front-matter entry completed from its body: the body sections, and title,
     summary, status, date and relations where the front matter gives none (MADR keeps the
     title in a heading and the status in a section)."""

@@ -2,7 +2,7 @@
 
 Two lenient readings run only after strict YAML (libyaml's C loader) has failed: Cursor's
 unquoted globs (`globs: **/*.py`) and plain values holding `: ` (`title: ADR003: Avoid
-Default Exports`) are quoted (by `quote`, which says how the tools mean them) and the block
+Default Exports`) are quoted (by `lenient`, which says how the tools mean them) and the block
 parsed again; the file lines each changed are returned with the mapping.
 
 Hostile YAML is refused: aliases that would expand a small block into a huge or recursive
@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from router.catalog.formats import quote
+from router.catalog.formats import lenient
 
 try:  # the C loader is several times faster; fall back where libyaml is missing
     from yaml import CSafeLoader as _Base
@@ -127,19 +127,19 @@ def parse(block: str) -> FrontMatter:
         )
     if not block.strip():
         return FrontMatter({})
-    lenient: tuple[int, ...] = ()
+    globs: tuple[int, ...] = ()
     colon: tuple[int, ...] = ()
     try:
         meta = _load(block)
     except yaml.YAMLError as strict_error:
-        meta, lenient, colon = _load_leniently(block, strict_error)
+        meta, globs, colon = _load_leniently(block, strict_error)
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
         raise FrontMatterError(
             f"front matter must be a mapping of fields, not a {type(meta).__name__}", 2
         )
-    return FrontMatter({str(k): v for k, v in meta.items()}, lenient, colon)
+    return FrontMatter({str(k): v for k, v in meta.items()}, globs, colon)
 
 
 def _load(text: str) -> Any:
@@ -179,17 +179,17 @@ def _load_leniently(
 
     Raises FrontMatterError: the strict error when nothing could be quoted, else the error of
     the quoted block (quoting keeps every line where it was, so its line is the file's)."""
-    text, lenient = quote.bare_stars(block)
-    text, colon = quote.colon_values(text, _events)
-    if not lenient and not colon:
+    text, globs = lenient.bare_stars(block)
+    text, colon = lenient.colon_values(text, _events)
+    if not globs and not colon:
         raise _problem(strict_error, block) from None
     try:
-        return _load(text), lenient, colon
+        return _load(text), globs, colon
     except yaml.YAMLError as error:
-        if lenient and colon:  # a quoted "value" may have been text inside another scalar
-            globs_only, _ = quote.bare_stars(block)
+        if globs and colon:  # a quoted "value" may have been text inside another scalar
+            globs_only, _ = lenient.bare_stars(block)
             try:
-                return _load(globs_only), lenient, ()
+                return _load(globs_only), globs, ()
             except yaml.YAMLError:
                 pass
         raise _problem(error, text) from None

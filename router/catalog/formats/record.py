@@ -60,7 +60,7 @@ _SENTENCE_END = re.compile(r"[.!?][\"'’”)\]]*(?=\s+[^a-z\s])")
 
 
 @dataclass(frozen=True, slots=True)
-class Document:
+class Record:
     """What `read` finds in a Markdown body."""
 
     title: str  # the first `# ` heading as plain text ("" when none); a record number is kept
@@ -73,7 +73,7 @@ class Document:
     fields: tuple[tuple[str, str], ...] = ()  # of the metadata list after the title: `preamble`
 
 
-def read(body: str) -> Document:
+def read(body: str) -> Record:
     """Return the title, status, date, relations, summary and sections of a Markdown body (the
     text after any front matter, or a whole file without any)."""
     lines = markup.scan(body)
@@ -85,7 +85,7 @@ def read(body: str) -> Document:
     supersedes, superseded_by = _relations(lines, spans, top)
     fields = preamble.fields(_leading(lines, title))
     updated = next((value for key, value in fields if key == "updated"), "")
-    return Document(
+    return Record(
         title=markup.strip(title_text),
         status=status,
         date=next((date for m in dates if m and (date := markup.strip(m[1]))), updated),

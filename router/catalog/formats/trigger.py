@@ -287,7 +287,7 @@ def fired(
     """Return slot -> (field, trigger) of the skill-rules.json keywords (as phrases) and
     intent patterns that fire on the task, of each (slot, entry) carrying triggers
     (`Index.with_triggers`). Patterns are compiled timeout-safe (`regex`): one that cannot
-    be is never run. Raises cutoff.Abandoned when `stop`, asked before each entry's
+    be is never run. Raises deadline.AbandonedError when `stop`, asked before each entry's
     triggers are tried, says to stop."""
     normal = normalize(task)
     out: dict[int, list[tuple[str, str]]] = {}

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from router.catalog.formats.record import (
     SUMMARY_MAX_CHARS,
-    Document,
+    Record,
     is_index_page,
     is_template,
     plain,
@@ -44,7 +44,7 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
     return None, text
 
 
-def fixture(relative: str) -> Document:
+def fixture(relative: str) -> Record:
     return read(split_front_matter((ADR / relative).read_text("utf-8"))[1])
 
 

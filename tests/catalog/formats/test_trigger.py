@@ -472,7 +472,7 @@ def test_fired_names_each_entrys_triggers_and_asks_the_deadline_before_each() ->
         index.slot_of("t3"): [("keyword phrase", "phrase 3")]
     }
     assert stop.asked == 5
-    with pytest.raises(deadline.Abandoned):
+    with pytest.raises(deadline.AbandonedError):
         fired(index.with_triggers(), "phrase 3 here", Countdown(2))
 
 

@@ -1,4 +1,4 @@
-"""Quoting what strict YAML misreads in front matter (router.catalog.formats.quote).
+"""Quoting what strict YAML misreads in front matter (router.catalog.formats.lenient).
 
 How a quoted block then parses, and the lines `parse` reports, are tested with
 router.catalog.formats.frontmatter; here, the rewritten text itself.
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 import yaml
 
-from router.catalog.formats import quote
+from router.catalog.formats import lenient
 
 
 def events(text: str) -> Iterator[yaml.Event]:
@@ -29,7 +29,7 @@ def events(text: str) -> Iterator[yaml.Event]:
     ],
 )
 def test_bare_stars(block: str, quoted: str, lines: tuple[int, ...]) -> None:
-    assert quote.bare_stars(block) == (quoted, lines)
+    assert lenient.bare_stars(block) == (quoted, lines)
 
 
 @pytest.mark.parametrize(
@@ -50,11 +50,11 @@ def test_bare_stars(block: str, quoted: str, lines: tuple[int, ...]) -> None:
     ],
 )
 def test_colon_values(text: str, quoted: str, lines: tuple[int, ...]) -> None:
-    assert quote.colon_values(text, events) == (quoted, lines)
+    assert lenient.colon_values(text, events) == (quoted, lines)
 
 
 def test_colon_values_keeps_only_the_quotes_its_parser_confirms() -> None:
     def no_scalars(text: str) -> Iterator[yaml.Event]:
         return iter(())
 
-    assert quote.colon_values("title: ADR003: Avoid", no_scalars) == ("title: ADR003: Avoid", ())
+    assert lenient.colon_values("title: ADR003: Avoid", no_scalars) == ("title: ADR003: Avoid", ())

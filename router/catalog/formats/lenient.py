@@ -1,4 +1,5 @@
-"""Quote what strict YAML misreads in front matter, as the tools that write it mean it.
+"""Lenient YAML: quote what strict YAML misreads in front matter, as the tools that write it
+mean it.
 
 Two rewritings of a block's text, which `frontmatter` tries only after strict YAML has failed:
 
