@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from router.catalog.entry import Entry
+from router.catalog.taxonomy import Taxonomy
 from router.core import harness
 from router.ranking.index import Index
-from router.route import assembly, render
+from router.route import assembly, contract, render
 from testing.paths import DEMO, FIXTURES
 
 EM = "\u2014"
@@ -324,7 +325,7 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
 ) -> None:
     catalog = hostile_catalog(fields)
     answer = assembly.assemble(
-        Index(catalog), assembly.Taxonomy(), assembly.Request(task="edge throttling in src/edge.py")
+        Index(catalog), Taxonomy(), contract.Request(task="edge throttling in src/edge.py")
     )
     document = render.route_json(answer, version="1", fingerprint="f", entries=1, stale=0)
     assert document["pointers"]

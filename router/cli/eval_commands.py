@@ -21,7 +21,7 @@ from router.cli.group import (
     say,
 )
 from router.evaluation import fixture, judged, suite
-from router.route.assembly import ORDERS
+from router.route.contract import ORDERS
 from router.route.fusion import Nearness
 from router.runtime import nearby
 from router.runtime.engine import Engine

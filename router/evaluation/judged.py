@@ -17,7 +17,7 @@ import orjson
 from router.base.errors import EvalError
 from router.evaluation.baseline import Bm25
 from router.route import fusion
-from router.route.assembly import ORDERS
+from router.route.contract import ORDERS
 from router.runtime import request
 from router.runtime.engine import NEIGHBOURS, Engine
 

@@ -9,7 +9,7 @@ from typing import Any
 from router.catalog.entry import Entry
 from router.core.shown import EM_DASH, EVIDENCE_INDENT, dim_evidence, flat
 from router.ranking import breakdown
-from router.route.assembly import SILENCE, Route
+from router.route.contract import SILENCE, Route
 from router.route.pointer import Pointer
 
 SCHEMA = "kroute.route/1"

@@ -18,7 +18,7 @@ from router.catalog.formats import trigger
 from router.catalog.taxonomy import Taxonomy
 from router.ranking import rank
 from router.ranking.index import Index
-from router.route import assembly, render
+from router.route import admission, assembly, contract, render
 from router.route.pointer import Pointer
 
 # What withheld an entry, in the order the route applies them: a filter admits it first,
@@ -107,10 +107,10 @@ def find(index: Index, reference: str) -> Entry:
     raise UnknownEntryError(f"no entry `{reference}` in the catalog", CHECK_HINT)
 
 
-def explain(index: Index, taxonomy: Taxonomy, request: assembly.Request, reference: str) -> WhyNot:
+def explain(index: Index, taxonomy: Taxonomy, request: contract.Request, reference: str) -> WhyNot:
     """Return why the entry `reference` names was or was not offered for `request`. Raises
     UnknownEntryError (or RequestError) as `find` does, and RequestError for a bad request."""
-    assembly.check(request)
+    contract.check(request)
     e = find(index, reference)
     slot = index.slot_of(e.id)
     routed = assembly.assemble(index, taxonomy, request)
@@ -151,13 +151,13 @@ def explain(index: Index, taxonomy: Taxonomy, request: assembly.Request, referen
     return replace(base, withheld_by=withheld_by, reasons=reasons)
 
 
-def _whole(index: Index, request: assembly.Request) -> assembly.Request:
+def _whole(index: Index, request: contract.Request) -> contract.Request:
     """Return the request whose route holds the whole score order: a budget every candidate
     fits in beside every anchor, score order, and no succession followed."""
     return replace(request, budget=2 * index.size + 1, order="score", strategy=None)
 
 
-def _order(whole: assembly.Route) -> list[str]:
+def _order(whole: contract.Route) -> list[str]:
     """Return the ids of a whole-order route's ranked pointers, best first (their evidence
     holds their rank: successors are moved in front of what they supersede)."""
     ranked = [
@@ -182,9 +182,9 @@ def _offered(pointer: Pointer, at: int, of: int, base: WhyNot) -> str:
 def _withheld(
     index: Index,
     taxonomy: Taxonomy,
-    request: assembly.Request,
-    routed: assembly.Route,
-    whole_request: assembly.Request,
+    request: contract.Request,
+    routed: contract.Route,
+    whole_request: contract.Request,
     e: Entry,
     base: WhyNot,
 ) -> tuple[str, tuple[str, ...]]:
@@ -219,20 +219,20 @@ def _withheld(
     return BUDGET, (f"{where}, below the budget of {request.budget}.",)
 
 
-def _refusing_filters(taxonomy: Taxonomy, request: assembly.Request, e: Entry) -> list[str]:
+def _refusing_filters(taxonomy: Taxonomy, request: contract.Request, e: Entry) -> list[str]:
     """Return one sentence per filter of the request that leaves the entry out."""
     out = []
     for name, value in request.filters().items():
         if value is None:
             continue
-        alone = assembly.Request(
+        alone = contract.Request(
             task="",
             domain=value if name == "domain" else None,
             cluster=value if name == "cluster" else None,
             kind=value if name == "kind" else None,
             purpose=value if name == "purpose" else None,
         )
-        if assembly.admission(taxonomy, alone)(e):
+        if admission.of(taxonomy, alone)(e):
             continue
         out.append(f"The {name} filter ({value}) leaves it out: {_its(taxonomy, name, e)}.")
     return out

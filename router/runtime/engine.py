@@ -20,7 +20,7 @@ from router.core import deadline, text
 from router.filters import intent, relevance, symbols
 from router.ranking import breakdown
 from router.ranking.index import Index
-from router.route import assembly, fusion, render, whynot
+from router.route import admission, assembly, contract, fusion, render, whynot
 from router.runtime.request import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 
 # how many neighbours by meaning a route takes (the meaning extra): those `fusion` fuses
@@ -68,7 +68,7 @@ class Engine:
         nearness: fusion.Nearness | None = None
         if stop is not None and stop():
             request, classified = ask.request, None
-            answer = assembly.abandoned(request)
+            answer = contract.abandoned(request)
         else:
             request, classified = self._prepare(ask)
             if ask.meaning != "off" and self.nearby is not None:
@@ -92,13 +92,13 @@ class Engine:
             answer, intent=intent.as_dict(classified) if classified else None, **extra
         )
 
-    def prepared(self, ask: RouteAsk) -> assembly.Request:
+    def prepared(self, ask: RouteAsk) -> contract.Request:
         """Return the request `route` assembles for `ask`: its focus read, and with `strategy:
         "auto"` the strategy and (unless given) the budget the task's intent picks. Raises
         RequestError for a focus that cannot be read as one."""
         return self._prepare(ask)[0]
 
-    def _prepare(self, ask: RouteAsk) -> tuple[assembly.Request, intent.Intent | None]:
+    def _prepare(self, ask: RouteAsk) -> tuple[contract.Request, intent.Intent | None]:
         request = ask.request
         if ask.focus is not None:
             request = replace(request, focus=self.focus(ask.focus))
@@ -186,14 +186,14 @@ class Engine:
         return raw.decode("utf-8", errors="replace")
 
     def assemble(
-        self, request: assembly.Request, stop: deadline.Stop | None = None
-    ) -> assembly.Route:
+        self, request: contract.Request, stop: deadline.Stop | None = None
+    ) -> contract.Route:
         """Return the route of a validated request (silence, `deadline`, when `stop` stops it:
         see `routing.assemble`)."""
         return assembly.assemble(self.index, self.config.taxonomy, request, stop)
 
     def document(
-        self, answer: assembly.Route, intent: Mapping[str, Any] | None = None, **extra: Any
+        self, answer: contract.Route, intent: Mapping[str, Any] | None = None, **extra: Any
     ) -> dict[str, Any]:
         """Return the JSON document of a route."""
         return render.route_json(
@@ -210,7 +210,7 @@ class Engine:
         """Return seed 1's explain record of a request."""
         request, problem, limit = ask.request, ask.request.task, ask.limit
         q = breakdown.query(self.index, problem)
-        admitted = assembly.admission(self.config.taxonomy, request)
+        admitted = admission.of(self.config.taxonomy, request)
         rows = [s for s in breakdown.reached(self.index, q) if admitted(s.indexed.entry)]
         return render.explain(
             rows,

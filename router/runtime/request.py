@@ -19,7 +19,7 @@ from router.base.errors import RequestError
 from router.catalog.config import MEANING_MODES, Config
 from router.filters import intent, symbols
 from router.filters.relevance import DEFAULT_THRESHOLD, Chunk, Focus
-from router.route import assembly
+from router.route import contract
 
 _ROUTE_USAGE = 'Send {"task": "..."}'
 
@@ -42,7 +42,7 @@ class RouteAsk:
     """A route request: the validated request (focus still unread), and whether the task's
     intent picks the strategy (`strategy: "auto"`) and, unless a budget was sent, the budget."""
 
-    request: assembly.Request
+    request: contract.Request
     focus: FocusAsk | None = None
     auto: bool = False
     budget_given: bool = False
@@ -53,7 +53,7 @@ class RouteAsk:
 class ExplainAsk:
     """A request for seed 1's explain record."""
 
-    request: assembly.Request
+    request: contract.Request
     limit: int | None = None
 
 
@@ -98,8 +98,8 @@ def route(body: Any, config: Config) -> RouteAsk:
         raise RequestError(
             f"strategy is {strategy!r}", f"Use auto or one of {', '.join(intent.DEFAULTS)}"
         )
-    request = assembly.check(
-        assembly.Request(
+    request = contract.check(
+        contract.Request(
             task=task,
             budget=_int(body, "budget", config.budget),
             order=_text(body, "order") or config.order,
@@ -134,7 +134,7 @@ def explain(body: Any) -> ExplainAsk:
     limit = body.get("limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise RequestError("`limit` must be a whole number of at least 1", "Fix the limit")
-    request = assembly.Request(
+    request = contract.Request(
         task=problem,
         domain=_text(body, "domain"),
         cluster=_text(body, "cluster"),

@@ -17,7 +17,7 @@ from router.core import harness
 from router.filters.relevance import Focus
 from router.ranking import rank
 from router.ranking.index import Index
-from router.route import assembly
+from router.route import assembly, contract
 from router.runtime.engine import Engine
 from router.serve import service
 from testing.paths import DEMO
@@ -31,13 +31,13 @@ def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object
 
 def run(
     entries: list[Entry], task: str, taxonomy: Taxonomy | None = None, **request: object
-) -> assembly.Route:
+) -> contract.Route:
     return assembly.assemble(
-        Index(entries), taxonomy or Taxonomy(), assembly.Request(task=task, **request)
+        Index(entries), taxonomy or Taxonomy(), contract.Request(task=task, **request)
     )  # type: ignore[arg-type]
 
 
-def ids(answer: assembly.Route) -> list[str]:
+def ids(answer: contract.Route) -> list[str]:
     return [p.entry.id for p in answer.pointers]
 
 
@@ -515,7 +515,7 @@ ROTATION = [doc("a", summary="secret rotation schedule"), *FILLER]
 
 def test_a_route_past_its_deadline_before_it_starts_is_silent_deadline() -> None:
     answer = assembly.assemble(
-        Index(ROTATION), Taxonomy(), assembly.Request(task="secret rotation"), Countdown(0)
+        Index(ROTATION), Taxonomy(), contract.Request(task="secret rotation"), Countdown(0)
     )
     assert (answer.silence, answer.status, answer.pointers, answer.terms) == (
         "deadline",
@@ -531,14 +531,14 @@ def test_a_route_stopped_part_way_is_silent_deadline_with_the_terms_it_read() ->
     for left in range(1, 4):
         stop = Countdown(left)
         answer = assembly.assemble(
-            Index(ROTATION), Taxonomy(), assembly.Request(task="secret rotation"), stop
+            Index(ROTATION), Taxonomy(), contract.Request(task="secret rotation"), stop
         )
         assert answer.silence == "deadline" and answer.pointers == ()
         assert answer.terms == whole.terms
     # a stop that never says stop changes nothing, and it was asked along the way
     stop = Countdown(10**6)
     never = assembly.assemble(
-        Index(ROTATION), Taxonomy(), assembly.Request(task="secret rotation"), stop
+        Index(ROTATION), Taxonomy(), contract.Request(task="secret rotation"), stop
     )
     assert never == whole and stop.asked > 3
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from router.catalog.entry import Entry
 from router.catalog.taxonomy import Taxonomy
 from router.ranking.index import Index
-from router.route import assembly, fusion, render
+from router.route import assembly, contract, fusion, render
 
 N = fusion.Neighbour
 
@@ -96,8 +96,8 @@ def near(*ids: str) -> fusion.Nearness:
     return fusion.Nearness(nearest, SIMILAR.__getitem__)
 
 
-def routed(**request: object) -> assembly.Route:
-    return assembly.assemble(INDEX, Taxonomy(), assembly.Request(task=TASK, **request))  # type: ignore[arg-type]
+def routed(**request: object) -> contract.Route:
+    return assembly.assemble(INDEX, Taxonomy(), contract.Request(task=TASK, **request))  # type: ignore[arg-type]
 
 
 def test_without_meaning_the_route_is_the_lexical_one() -> None:
@@ -140,7 +140,7 @@ def test_meaning_never_breaks_the_silence_of_the_words() -> None:
     quiet = assembly.assemble(
         INDEX,
         Taxonomy(),
-        assembly.Request(task="add a CITATION.cff file", meaning=near("onboarding")),
+        contract.Request(task="add a CITATION.cff file", meaning=near("onboarding")),
     )
     assert quiet.pointers == () and quiet.silence is not None
 

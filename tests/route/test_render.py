@@ -6,8 +6,9 @@ import dataclasses
 import unicodedata
 
 from router.catalog.entry import Entry
+from router.catalog.taxonomy import Taxonomy
 from router.ranking.index import Index
-from router.route import assembly, render
+from router.route import assembly, contract, render
 
 EM = "\u2014"
 
@@ -30,10 +31,8 @@ CATALOG = [
 ]
 
 
-def answer(task: str, **request: object) -> assembly.Route:
-    return assembly.assemble(
-        Index(CATALOG), assembly.Taxonomy(), assembly.Request(task=task, **request)
-    )  # type: ignore[arg-type]
+def answer(task: str, **request: object) -> contract.Route:
+    return assembly.assemble(Index(CATALOG), Taxonomy(), contract.Request(task=task, **request))  # type: ignore[arg-type]
 
 
 def test_every_pointer_line_has_one_em_dash_and_one_evidence_line_under_it() -> None:
