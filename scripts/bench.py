@@ -1706,7 +1706,7 @@ CHURN_TASK = "rotate the signing key of a failed delivery"
 EXCLUDED_SHELF = 'exclude = ["docs/obligations/**"]\n'
 COLD_PROBE = (
     "import json, pathlib, sys\n"
-    "from router.core import config\n"
+    "from router.catalog import config\n"
     "from router.runtime.engine import Engine\n"
     "e = Engine.load(config.load(pathlib.Path(sys.argv[1]).resolve()))\n"
     "print(json.dumps([e.catalog.fingerprint, [x['id'] for x in e.listing()['entries']]]))\n"

@@ -211,7 +211,7 @@ def test_status_stop_and_precise_messages(repo: Path) -> None:
 @pytest.mark.process
 def test_a_daemon_of_another_version_is_replaced(repo: Path) -> None:
     code = (
-        "import os, sys; from pathlib import Path; from router.core import config; from router.serve import foreground; "
+        "import os, sys; from pathlib import Path; from router.catalog import config; from router.serve import foreground; "
         "sys.exit(foreground.serve(config.load(Path('kroute.toml').resolve()), os.environ, version='0.0.0-old'))"
     )
     old = subprocess.Popen(

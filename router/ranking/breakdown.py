@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from router.core import text
-from router.ranking import term
+from router.ranking import stemmer, wordlist
 from router.ranking.index import NOTES, TIER_NAMES, Field, Index, Indexed, body_fields
 
 # (exact, phrase, per token) for structured, family_text, open_first, notes (seed 1), and
@@ -82,10 +82,10 @@ def reached(index: Index, q: Query) -> list[Scored]:
     slots: set[int] = set()
     scan: list[str] = []
     for token in q.tokens:
-        if term.is_function_word(token):
+        if wordlist.is_function_word(token):
             scan.append(token)
         else:
-            slots.update(index.postings(term.stem(token))[0])
+            slots.update(index.postings(stemmer.stem(token))[0])
     if scan:
         for indexed in index:
             slot = index.slot_of(indexed.entry.id)

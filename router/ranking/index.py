@@ -19,7 +19,7 @@ from router.catalog import pattern
 from router.catalog.entry import EXCLUDED, ROUTING_KEYS, Entry, Section
 from router.catalog.formats import markup, record
 from router.core import text
-from router.ranking import bm25f, term
+from router.ranking import bm25f, codeword, term
 from router.ranking.posting import Batch, Posting, without
 
 STRUCTURED, FAMILY_TEXT, OPEN_FIRST, NOTES, BODY = range(5)
@@ -36,7 +36,7 @@ class Field:
     tokens: tuple[str, ...]  # a tuple, not a set: a field holds a few words, and sets are big
     note: str | None = None  # the note id, for fields of a note
     section: str | None = None  # the heading, for a body section
-    # the words inside the field's code identifiers (`term.parts`): the ranker's, not seed 1's
+    # the words inside the field's code identifiers (`codeword.parts`): the ranker's, not seed 1's
     parts: str = ""
 
     @property
@@ -100,7 +100,7 @@ def fields_of(item: Entry) -> tuple[Field, ...]:
         normal = text.normalize(value)
         if normal:
             tokens = text.tokens_of_normal(normal)
-            extra = term.parts(value)
+            extra = codeword.parts(value)
             if name == "title":
                 extra = " ".join(filter(None, (extra, _quantity(item.title, value))))
             out.append(Field(tier, name, normal, tokens, note_id, parts=extra))
@@ -180,7 +180,7 @@ def words_of(item: Entry, fields: Iterable[Field]) -> tuple[list[dict[str, float
         raw = " ".join(section_words(s) for s in item.body)
         stems, tokens = term.read(text.normalize(raw))
         body = tiers[BODY] = dict(stems)  # no field is of the body's tier: it starts empty
-        for stem, n in term.read(term.parts(raw))[0].items():
+        for stem, n in term.read(codeword.parts(raw))[0].items():
             body[stem] = body.get(stem, 0.0) + n
         exact.update(tokens)
     return tiers, exact

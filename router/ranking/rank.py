@@ -16,7 +16,7 @@ from typing import Any
 import numpy
 
 from router.core import deadline, text
-from router.ranking import bm25f, term
+from router.ranking import bm25f, codeword, stemmer, term, wordlist
 from router.ranking.index import BODY, TIER_NAMES, Field, Index, section_words
 from router.ranking.posting import IMPACT_STEP
 from router.ranking.term import Term
@@ -148,8 +148,8 @@ def scores(
     # "Add X" is about adding) but brings none in: in "add an llms.txt", an entry only "add"
     # reaches is no candidate. Actions come last, and from `lifting` on a term only adds to
     # the entries already reached; a task of actions alone is ranked by them.
-    ordered = sorted(weighted, key=lambda w: (w.term.word in term.ACTION_WORDS, -w.idf))
-    lifting = sum(1 for w in ordered if w.term.word not in term.ACTION_WORDS) or len(ordered)
+    ordered = sorted(weighted, key=lambda w: (w.term.word in wordlist.ACTION_WORDS, -w.idf))
+    lifting = sum(1 for w in ordered if w.term.word not in wordlist.ACTION_WORDS) or len(ordered)
     # Term at a time over dense arrays: a common word's posting holds tens of thousands of
     # entries, and adding it in compiled code costs a nanosecond or two an entry where a
     # dict in Python costs fifty. Each entry's sum is taken in the same order, of the same
@@ -178,8 +178,8 @@ def totals_of(index: Index, weighted: Sequence[Weighted], slots: Iterable[int]) 
     """Return slot -> BM25F score, the same float `scores` gives, of those of `slots` that a
     scoring term reaches (an action only where the task has no other word, as in `scores`);
     the others are left out."""
-    ordered = sorted(weighted, key=lambda w: (w.term.word in term.ACTION_WORDS, -w.idf))
-    lifting = sum(1 for w in ordered if w.term.word not in term.ACTION_WORDS) or len(ordered)
+    ordered = sorted(weighted, key=lambda w: (w.term.word in wordlist.ACTION_WORDS, -w.idf))
+    lifting = sum(1 for w in ordered if w.term.word not in wordlist.ACTION_WORDS) or len(ordered)
     wanted = numpy.array(sorted(set(slots)), dtype=numpy.intp)
     totals = numpy.zeros(len(wanted))
     reached = numpy.zeros(len(wanted), dtype=bool)
@@ -217,9 +217,9 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
     Function words are not read as reaching anything: the index leaves them out too."""
     indexed = index.slot(slot)
     wanted = {w.term.stem for w in weighted}
-    stem = term.stem
+    stem = stemmer.stem
     fields: list[Field] = list(indexed.fields)
-    function = term.FUNCTION_WORDS
+    function = wordlist.FUNCTION_WORDS
     stems_of: list[set[str]] = []
     only_parts: list[set[str]] = []  # held only inside a code identifier: less than its tier
     probe_of = _probes(frozenset(wanted))
@@ -268,12 +268,12 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
             # they are found by one search of the section's words, not a loop over them
             held = _words_starting(normal, probes) - function
             reached = {stem(x) for x in held} & todo.keys()
-            # the words inside its identifiers and its code forms (`term.parts`, a dozen
+            # the words inside its identifiers and its code forms (`codeword.parts`, a dozen
             # searches of the section) only for the stems its words did not reach, and
             # only when the section's letters hold one of their probes
             left = tuple(p for s, p in todo.items() if s not in reached)
             if left and (lower is None or any(p in lower for p in left)):
-                held = _words_starting(term.parts(raw), left) - function
+                held = _words_starting(codeword.parts(raw), left) - function
                 reached |= {stem(x) for x in held} & todo.keys()
             if reached:
                 fields.append(Field(BODY, "body", normal, (), None, section.label))
@@ -310,13 +310,13 @@ def reach(index: Index, slot: int, weighted: Sequence[Weighted], sections: bool 
 
 
 # the stems of the words the index drops however often a body says them (`term.read`)
-_UNPOSTED = frozenset(term.stem(word) for word in text.STOPWORDS)
+_UNPOSTED = frozenset(stemmer.stem(word) for word in text.STOPWORDS)
 
 
 @functools.lru_cache(maxsize=1024)
 def _probes(stems: frozenset[str]) -> dict[str, str]:
-    """Return each stem's probe (`term.probe`): a route's pointers all ask for the same."""
-    return {s: term.probe(s) for s in stems}
+    """Return each stem's probe (`stemmer.probe`): a route's pointers all ask for the same."""
+    return {s: stemmer.probe(s) for s in stems}
 
 
 # Up to this many probes, a section's words that start with one are found by one search;

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from router.ranking import bm25f, rank, term
+from router.ranking import bm25f, rank, wordlist
 from router.ranking.index import FAMILY_TEXT, Index
 
 LOOK = 3  # the candidates whose evidence decides: the top of what the agent would be shown
@@ -32,7 +32,7 @@ KIND_WORDS = 2
 def subject(weighted: Sequence[rank.Weighted]) -> list[rank.Weighted]:
     """Return the terms that say what the task is about: written out by the task (not only
     in a path) and not an action word."""
-    return [w for w in weighted if not w.term.weak and w.term.word not in term.ACTION_WORDS]
+    return [w for w in weighted if not w.term.weak and w.term.word not in wordlist.ACTION_WORDS]
 
 
 def evidence(index: Index, reach: rank.Reach, specific: Sequence[rank.Weighted]) -> float:
@@ -99,7 +99,7 @@ def lacking(
 
 
 def _action(w: rank.Weighted) -> bool:
-    return w.term.word in term.ACTION_WORDS
+    return w.term.word in wordlist.ACTION_WORDS
 
 
 def _titled(reach: rank.Reach, kind: set[str], stems: dict[str, str]) -> int:

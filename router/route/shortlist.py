@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from router.catalog.entry import Entry
 from router.core import deadline
-from router.ranking import bm25f, rank, silence, term
+from router.ranking import bm25f, rank, silence, term, wordlist
 from router.ranking.index import Index
 from router.route import fusion, imperative
 from router.route.contract import Request
@@ -183,7 +183,7 @@ def anchored_governing(
 ) -> frozenset[int]:
     """Return the slots of the anchored entries a scoring term other than an action reaches:
     they compete in the ranked order, where governing the named path counts for them."""
-    subject = [w for w in scoring if w.term.word not in term.ACTION_WORDS]
+    subject = [w for w in scoring if w.term.word not in wordlist.ACTION_WORDS]
     return _held(index, anchored, subject)
 
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from router.catalog.entry import Entry, Section
 from router.core import deadline
-from router.ranking import rank, term
+from router.ranking import rank, term, wordlist
 from router.ranking.index import Index
 from router.ranking.posting import IMPACT_STEP
 
@@ -225,11 +225,11 @@ def test_the_top_k_is_the_full_scorings_top_k(
 def reference_scores(index: Index, scoring: tuple[rank.Weighted, ...]) -> dict[int, float]:
     """The scores as a plain loop over dicts adds them: rarer terms first, actions last and
     only onto entries other terms reached (unless the task has no other)."""
-    ordered = sorted(scoring, key=lambda w: (w.term.word in term.ACTION_WORDS, -w.idf))
-    subject = [w for w in ordered if w.term.word not in term.ACTION_WORDS]
+    ordered = sorted(scoring, key=lambda w: (w.term.word in wordlist.ACTION_WORDS, -w.idf))
+    subject = [w for w in ordered if w.term.word not in wordlist.ACTION_WORDS]
     out: dict[int, float] = {}
     for w in ordered:
-        lifts = bool(subject) and w.term.word in term.ACTION_WORDS
+        lifts = bool(subject) and w.term.word in wordlist.ACTION_WORDS
         slots, impacts = index.postings(w.term.stem)
         for slot, impact in zip(slots, impacts, strict=True):
             if not lifts or slot in out:
