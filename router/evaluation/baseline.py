@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from router.catalog.entry import Entry
 from router.core import text
-from router.ranking.index import body_fields, fields_of
+from router.ranking.field import body_fields, fields_of
 
 K1 = 1.2
 B = 0.75

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from router.core import text
 from router.ranking import stemmer, wordlist
-from router.ranking.index import NOTES, TIER_NAMES, Field, Index, Indexed, body_fields
+from router.ranking.field import NOTES, TIER_NAMES, Field, Indexed, body_fields
+from router.ranking.index import Index
 
 # (exact, phrase, per token) for structured, family_text, open_first, notes (seed 1), and
 # body, below notes on each count: a body match never outweighs the same term elsewhere.

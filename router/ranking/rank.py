@@ -17,7 +17,8 @@ import numpy
 
 from router.core import deadline, text
 from router.ranking import bm25f, codeword, stemmer, term, wordlist
-from router.ranking.index import BODY, TIER_NAMES, Field, Index, section_words
+from router.ranking.field import BODY, TIER_NAMES, Field, section_words
+from router.ranking.index import Index
 from router.ranking.posting import IMPACT_STEP
 from router.ranking.term import Term
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from router.ranking import bm25f, rank, wordlist
-from router.ranking.index import FAMILY_TEXT, Index
+from router.ranking.field import FAMILY_TEXT
+from router.ranking.index import Index
 
 LOOK = 3  # the candidates whose evidence decides: the top of what the agent would be shown
 # How much a reach counts, by the tier of the field it reached (structured, family_text,

@@ -14,7 +14,7 @@ from rank_bm25 import BM25Okapi
 from router.catalog.entry import Entry, Section
 from router.core import text
 from router.evaluation.baseline import Bm25
-from router.ranking.index import body_fields, fields_of
+from router.ranking.field import body_fields, fields_of
 
 
 def doc(ident: str, **fields: object) -> Entry:

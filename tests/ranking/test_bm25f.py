@@ -6,7 +6,7 @@ import math
 from collections import Counter
 
 from router.ranking import bm25f
-from router.ranking.index import BODY, FAMILY_TEXT, STRUCTURED, TIER_NAMES
+from router.ranking.field import BODY, FAMILY_TEXT, STRUCTURED, TIER_NAMES
 
 
 def tiers(**by_tier: Counter[str]) -> list[Counter[str]]:

@@ -55,7 +55,7 @@ def test_phrase_needs_word_boundaries() -> None:
 
 
 def _field(value: str):  # type: ignore[no-untyped-def]
-    from router.ranking.index import fields_of
+    from router.ranking.field import fields_of
 
     return next(f for f in fields_of(doc("x", summary=value)) if f.name == "summary")
 
