@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-DEMO = REPOSITORY / "fixtures" / "catalogs" / "demo"
+from bench.paths import DEMO, REPOSITORY
+
 # What the first command must not install: the test, lint and type tools, and the extras.
 DEVELOPER_ONLY = ("pytest", "hypothesis", "ruff", "mypy", "mcp", "onnxruntime", "tokenizers")
 

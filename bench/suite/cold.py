@@ -2,16 +2,16 @@
 restored from its snapshot (issue 33), for `bench.py --cold`.
 
 For each catalog (the bench's synthetic ones with bodies, and real documents made by
-replicating the shared corpora, `firstprompt.template`), round by round and in turns: kroute
-loads it cold in a process of its own, as a daemon does (`loader.load`, the collector held
-off), and says its CPU seconds; tantivy builds its index over the very text kroute ranks
-over (`bench.export_corpus`, written by the first round) in a process of its own
-(scripts/anchors.py --build-only tantivy) and says its CPU seconds, every thread's. Then, at
-up to RSS_UP_TO entries, a daemon started with no snapshot (it loads cold and writes one) and
-one started from that snapshot each route the same tasks, and their RSS is read. Figures,
-not assertions; min and median of the rounds.
+replicating the shared corpora, `bench.suite.firstprompt.template`), round by round and in
+turns: kroute loads it cold in a process of its own, as a daemon does (`loader.load`, the
+collector held off), and says its CPU seconds; tantivy builds its index over the very text
+kroute ranks over (`bench.anchor.beside.export_corpus`, written by the first round) in a
+process of its own (`bench.anchor.engine --build-only tantivy`) and says its CPU seconds,
+every thread's. Then, at up to RSS_UP_TO entries, a daemon started with no snapshot (it
+loads cold and writes one) and one started from that snapshot each route the same tasks,
+and their RSS is read. Figures, not assertions; min and median of the rounds.
 
-    python scripts/coldload.py ROOT [CORPUS]   # one cold load: prints a JSON line
+    python -m bench.suite.cold ROOT [CORPUS]   # one cold load: prints a JSON line
 """
 
 from __future__ import annotations
@@ -25,12 +25,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.anchor.beside import ENGINE_MODULE, export_corpus
+from bench.paths import child_env
+from bench.probe import rss_mib
 from router import __version__
 from router.catalog import config
 from router.runtime import snapshot
 from router.serve import client, launcher, loader
 
-HERE = Path(__file__).resolve().parent
 RSS_UP_TO = 10_000  # entries: past this a cold-loaded daemon takes minutes to start
 SHORT_TASKS = 300
 LONG_TASKS = 30
@@ -52,35 +54,32 @@ def once(root: Path, corpus: Path | None) -> dict[str, Any]:
         "rss_mib": rss_mib(os.getpid()),
     }
     if corpus is not None:
-        sys.path.insert(0, str(HERE))
-        import bench
-
-        bench.export_corpus(engine, corpus)
+        export_corpus(engine, corpus)
     return figures
 
 
-def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 def kroute_round(root: Path, corpus: Path | None) -> dict[str, Any]:
-    command = [sys.executable, str(Path(__file__).resolve()), str(root)]
+    """Return the figures of one cold load of `root` in a process of its own (`once`)."""
+    command = [sys.executable, "-m", "bench.suite.cold", str(root)]
     if corpus is not None:
         command.append(str(corpus))
-    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, check=True, capture_output=True, text=True, env=child_env())
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
 
 
 def tantivy_round(python: Path, corpus: Path) -> dict[str, Any]:
+    """Return the CPU and wall seconds of tantivy's index build over `corpus` in a process
+    of its own (the anchors' venv's `python`), and tantivy's version."""
     queries = corpus.with_name("cold-queries.json")
     queries.write_text("{}", encoding="utf-8")
-    command = [str(python), str(HERE / "anchors.py"), str(corpus), str(queries)]
+    command = [str(python), "-m", ENGINE_MODULE, str(corpus), str(queries)]
     done = subprocess.run(
-        [*command, "--build-only", "tantivy"], check=True, capture_output=True, text=True
+        [*command, "--build-only", "tantivy"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=child_env(),
     )
     ready = json.loads(done.stdout.strip().splitlines()[0])
     return {
@@ -146,18 +145,7 @@ def bench(workdir: Path, catalogs: list[tuple[str, Path]], rounds: int, python: 
     for label, root in catalogs:
         corpus = workdir / "anchors" / f"cold-{root.name}" / "corpus.jsonl"
         corpus.parent.mkdir(parents=True, exist_ok=True)
-        mine: list[dict[str, Any]] = []
-        theirs: list[dict[str, Any]] = []
-        for at in range(rounds):
-            print(f"cold load: {label}, round {at + 1}", file=sys.stderr, flush=True)
-            turns = ["kroute", "tantivy"] if at % 2 == 0 else ["tantivy", "kroute"]
-            for who in turns:
-                if who == "kroute":
-                    mine.append(kroute_round(root, corpus if at == 0 else None))
-                elif python is not None and corpus.exists():
-                    theirs.append(tantivy_round(python, corpus))
-        if python is not None and len(theirs) < rounds:  # the corpus came after its turn
-            theirs.append(tantivy_round(python, corpus))
+        mine, theirs = in_turns(label, root, corpus, rounds, python)
         row: dict[str, Any] = {"catalog": label, "entries": mine[0]["entries"]}
         for name, runs in (("kroute", mine), ("tantivy", theirs)):
             for key in ("cpu_s", "wall_s"):
@@ -171,6 +159,27 @@ def bench(workdir: Path, catalogs: list[tuple[str, Path]], rounds: int, python: 
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)  # kept should a later one fail
     return table(rows, rounds)
+
+
+def in_turns(
+    label: str, root: Path, corpus: Path, rounds: int, python: Path | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Return kroute's cold loads of `root` and tantivy's builds over `corpus` (none without
+    `python`), `rounds` of each in turns (who goes first alternates); kroute's first round
+    writes the corpus."""
+    mine: list[dict[str, Any]] = []
+    theirs: list[dict[str, Any]] = []
+    for at in range(rounds):
+        print(f"cold load: {label}, round {at + 1}", file=sys.stderr, flush=True)
+        turns = ["kroute", "tantivy"] if at % 2 == 0 else ["tantivy", "kroute"]
+        for who in turns:
+            if who == "kroute":
+                mine.append(kroute_round(root, corpus if at == 0 else None))
+            elif python is not None and corpus.exists():
+                theirs.append(tantivy_round(python, corpus))
+    if python is not None and len(theirs) < rounds:  # the corpus came after its turn
+        theirs.append(tantivy_round(python, corpus))
+    return mine, theirs
 
 
 def _pair(row: dict[str, Any], key: str) -> str:
@@ -187,6 +196,7 @@ def _ratio(row: dict[str, Any], at: int) -> str:
 
 
 def table(rows: list[dict[str, Any]], rounds: int) -> str:
+    """Return the cold loads' table of `rows` (one per catalog, as `bench` makes them)."""
     lines = [
         f"Cold load beside tantivy's build ({rounds} rounds; min / median)",
         "| catalog | entries | kroute cold load, CPU s | tantivy build, CPU s | ratio min | "

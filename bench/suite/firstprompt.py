@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.paths import REPOSITORY
 from router.base import wire
 from router.core import harness
 from router.serve import client, launcher
 
-REPOSITORY = Path(__file__).resolve().parents[1]
 STARTER = REPOSITORY / "router" / "data" / "starter.toml"
 CLAUDE_TIMEOUT = 5.0  # seconds: what `kroute install claude` writes, and Claude Code enforces
 BUSY = "while True: pass"

@@ -1,9 +1,10 @@
-"""The anchors of bench.py (issue 15): tantivy and bm25s over the entries kroute indexed.
+"""The anchors of the bench (issue 15): tantivy and bm25s over the entries kroute indexed.
 
-Run by the python of the anchors' own venv (bench.py `--anchors` makes it), never the
-project's: it imports only the standard library, tantivy and bm25s.
+Run by the python of the anchors' own venv (`bench.py --anchors` makes it), never the
+project's, with the checkout on PYTHONPATH: it imports only the standard library, tantivy
+and bm25s.
 
-    python scripts/anchors.py CORPUS QUERIES [--all]
+    python -m bench.anchor.engine CORPUS QUERIES [--all] [--build-only ENGINES]
 
 CORPUS holds JSON lines `{"id": ..., "text": ...}`, one per entry kroute indexed (the text
 kroute ranks over, fields and body); QUERIES a JSON object `{set name: [task, ...]}`.
@@ -14,9 +15,9 @@ stopwords, BM25 "lucene" as bm25s defaults), then prints one JSON line: the vers
 build seconds of each (wall and CPU, every thread's), the documents and the process's peak
 RSS. With --build-only ENGINES it builds only those and exits there.
 
-Then, by default, it serves bench.py: it reads lines `{"set": name, "at": i}` from stdin and
+Then, by default, it serves the bench: it reads lines `{"set": name, "at": i}` from stdin and
 answers each with one JSON line `{"tantivy_s", "bm25s_s", "tantivy", "bm25s"}` (seconds,
-and the ids of the top 5), so that bench.py can route the same task to kroute between two
+and the ids of the top 5), so that the bench can route the same task to kroute between two
 answers: the three engines are timed in the same slices of the machine. With --all it times
 every query itself and prints the p50/p99 of each set as JSON.
 
@@ -136,7 +137,7 @@ def both(engines: dict[str, Search], task: str, turn: int) -> dict[str, Any]:
 
 
 def percentile(values: list[float], q: float) -> float:
-    """Return the `q` quantile of `values` (nearest rank, as bench.py counts it)."""
+    """Return the `q` quantile of `values` (nearest rank, as `bench.probe` counts it)."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 

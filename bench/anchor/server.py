@@ -1,11 +1,11 @@
-"""tantivy behind kroute's own HTTP server (issue 33): bench.py's anchor for throughput.
+"""tantivy behind kroute's own HTTP server (issue 33): the bench's anchor for throughput.
 
-Run by the python of the anchors' venv (bench.py `--anchors` makes it, with orjson), with
-the repository on PYTHONPATH, never the project's venv:
+Run by the python of the anchors' venv (`bench.py --anchors` makes it, with orjson), with
+the checkout on PYTHONPATH, never the project's venv:
 
-    python scripts/anchorserve.py CORPUS SOCKET
+    python -m bench.anchor.server CORPUS SOCKET
 
-It builds the tantivy index of scripts/anchors.py over CORPUS and serves it on the Unix
+It builds the tantivy index of `bench.anchor.engine` over CORPUS and serves it on the Unix
 socket SOCKET through `router.serve.server.Server`, the daemon's transport (its threads, its
 caps, its peer check): POST /v1/route with `{"task": ...}` answers `{"pointers": [{"id"}]}`,
 the top 5 tantivy finds for the task's words. It prints one line, `ready`, once it listens,
@@ -21,15 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from anchors import build_tantivy, read_corpus
 
+from bench.anchor.engine import build_tantivy, read_corpus
 from router.serve.server import Server
 
 
 class Tantivy:
     """The server's dispatcher over one tantivy search."""
 
-    version = ""  # no version header is checked: bench.py sends none
+    version = ""  # no version header is checked: the bench sends none
 
     def __init__(self, search: Any) -> None:
         self.search = search
@@ -55,7 +55,7 @@ def main() -> None:
     server = Server(address, Tantivy(search))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print("ready", flush=True)
-    sys.stdin.read()  # bench.py closes it when done
+    sys.stdin.read()  # the bench closes it when done
     server.shutdown()
     server.server_close()
 
