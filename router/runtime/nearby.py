@@ -52,7 +52,7 @@ def build(
     new ones written to) the cache directory's folder for `catalog` (a key naming the
     catalog: each keeps its own, so two repositories never push each other's vectors out).
     A caller that builds again (the daemon, after each change) passes `models`, where the
-    loaded model is kept between builds: loading one costs about 300 ms and 270 MB.
+    loaded model is kept between builds: loading one takes time and memory (README: Meaning).
     Raises meaning.model.Unavailable when the extra or the model is missing."""
     from router.meaning import model as model_module
     from router.meaning import store
