@@ -20,7 +20,8 @@ from typing import Any
 
 import orjson
 
-from router.core import config, index
+from router.catalog import config
+from router.ranking import field, index
 from router.runtime import request
 from router.runtime.engine import Engine
 
@@ -77,7 +78,7 @@ def state(engine: Engine) -> dict[str, Any]:
             [
                 held.entry.id,
                 [[f.tier, f.name, f.normal, list(f.tokens), f.parts] for f in held.fields],
-                [[f.section, f.normal] for f in index.body_fields(held.entry)],
+                [[f.section, f.normal] for f in field.body_fields(held.entry)],
             ]
         )
     routes = [

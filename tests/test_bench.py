@@ -18,7 +18,7 @@ import pytest
 
 from bench import cache, cli, corpus, table, task
 from bench.suite import imports
-from router.core import config
+from router.catalog import config
 from router.runtime.engine import Engine
 from testing.paths import REPO
 

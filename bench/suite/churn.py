@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.corpus import generate
 from bench.probe import percentile
-from router.core import config
+from router.catalog import config
 from router.serve import client, launcher
 
 CHURN_SIZE = 2_000
@@ -36,7 +36,7 @@ EXCLUDED_SHELF = 'exclude = ["docs/obligations/**"]\n'
 # Run by another interpreter: `router` names as they are, not the bench's.
 COLD_PROBE = (
     "import json, pathlib, sys\n"
-    "from router.core import config\n"
+    "from router.catalog import config\n"
     "from router.runtime.engine import Engine\n"
     "e = Engine.load(config.load(pathlib.Path(sys.argv[1]).resolve()))\n"
     "print(json.dumps([e.catalog.fingerprint, [x['id'] for x in e.listing()['entries']]]))\n"

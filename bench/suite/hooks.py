@@ -18,7 +18,7 @@ from bench import install
 from bench.paths import DEMO, HOOKS, REPOSITORY
 from bench.probe import curl, percentile
 from router import __version__
-from router.core import config
+from router.catalog import config
 from router.serve import client, launcher
 
 PROMPT = {

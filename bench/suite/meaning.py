@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.probe import percentile, rss_mib
-from router.core import config
+from router.catalog import config
 from router.serve import client, launcher
 
 MEANING_CONFIG = "kroute-meaning.toml"  # the bench catalog's config with meaning live

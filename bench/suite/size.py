@@ -30,7 +30,7 @@ from bench.probe import (
 )
 from bench.suite.meaning import bench_meaning
 from router import __version__
-from router.core import config
+from router.catalog import config
 from router.runtime import request, snapshot
 from router.runtime.engine import Engine
 from router.serve import client, launcher, loader

@@ -9,7 +9,7 @@ import math
 import time
 
 from bench.paths import REPOSITORY
-from router.core import config
+from router.catalog import config
 from router.runtime.engine import Engine
 
 LABELLED = REPOSITORY / "fixtures" / "intent" / "labelled.jsonl"
