@@ -107,50 +107,74 @@ def _walk(
                 found.add(rel)
             continue
         prefix = _relative(base, top)
-        if prefix is None or _skipped(prefix):
+        if prefix is not None and not _skipped(prefix):
+            _walk_root(config, top, "" if prefix == "." else prefix, found, problems, stamps)
+    problems.sort(key=lambda d: d.path)
+    return sorted(found)
+
+
+def _walk_root(
+    config: Config,
+    top: Path,
+    prefix: str,
+    found: set[str],
+    problems: list[Diagnostic],
+    stamps: dict[str, tuple[int, int]] | None,
+) -> None:
+    """Add the catalog files of the directory `top` (repository-relative `prefix`) to
+    `found`, and its escaping symlinks to `problems` (see `_walk`)."""
+    pending = [(str(top), prefix)]
+    while pending:
+        directory, rel_dir = pending.pop()
+        try:
+            listing = os.scandir(directory)
+        except OSError:
             continue
-        pending = [(str(top), "" if prefix == "." else prefix)]
-        while pending:
-            directory, rel_dir = pending.pop()
-            try:
-                listing = os.scandir(directory)
-            except OSError:
-                continue
-            with listing:
-                for item in listing:
-                    rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
-                    is_link = item.is_symlink()
-                    try:
-                        is_dir = item.is_dir()
-                    except OSError:  # a symlink loop: a file whose read says so
-                        is_dir = False
-                    if is_dir:
-                        if item.name in SKIP_DIRS:
-                            continue
-                        if is_link:
-                            target = _resolved(Path(item.path))
-                            if target is not None and _relative(top, target) is None:
-                                problems.append(_escape(base, Path(item.path)))
-                            continue
+        with listing:
+            for item in listing:
+                rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
+                try:
+                    is_dir = item.is_dir()
+                except OSError:  # a symlink loop: a file whose read says so
+                    is_dir = False
+                if is_dir:
+                    if item.name not in SKIP_DIRS and _stays(config, top, item, problems):
                         pending.append((item.path, rel))
-                        continue
-                    # under this root and no skipped directory by how the walk got here:
-                    # of is_catalog_path, only the name and the excludes are left to ask
-                    if format_of(item.name) is None or _excluded(config, rel):
-                        continue
-                    if is_link:
-                        target = _resolved(Path(item.path))  # None for a loop: `read` says so
-                        if target is not None and _relative(top, target) is None:
-                            problems.append(_escape(base, Path(item.path)))
-                            continue
+                elif _is_catalog_file(config, top, item, rel, problems):
                     found.add(rel)
                     if stamps is not None:
                         try:
                             stamps[rel] = stamp_of(item.stat())
                         except OSError:
                             stamps.pop(rel, None)
-    problems.sort(key=lambda d: d.path)
-    return sorted(found)
+
+
+def _stays(config: Config, top: Path, item: os.DirEntry[str], problems: list[Diagnostic]) -> bool:
+    """Return whether a directory entry is walked into: not a symlink (one leading outside
+    its root is added to `problems`: the tree it leads to is walked under its own root)."""
+    if not item.is_symlink():
+        return True
+    target = _resolved(Path(item.path))
+    if target is not None and _relative(top, target) is None:
+        problems.append(_escape(config.root, Path(item.path)))
+    return False
+
+
+def _is_catalog_file(
+    config: Config, top: Path, item: os.DirEntry[str], rel: str, problems: list[Diagnostic]
+) -> bool:
+    """Return whether a file met by the walk is a catalog file: a catalog format, not
+    excluded, and (a symlink) staying inside its root; one escaping is added to `problems`."""
+    # under this root and no skipped directory by how the walk got here: of
+    # is_catalog_path, only the name and the excludes are left to ask
+    if format_of(item.name) is None or _excluded(config, rel):
+        return False
+    if item.is_symlink():
+        target = _resolved(Path(item.path))  # None for a loop: `read` says so
+        if target is not None and _relative(top, target) is None:
+            problems.append(_escape(config.root, Path(item.path)))
+            return False
+    return True
 
 
 def escapes(config: Config, relpath: str) -> bool:

@@ -207,63 +207,86 @@ def _refuse_alias_abuse(text: str) -> None:
 
     Walks the event stream, which never expands an alias. Returns quietly when `text` is not
     YAML or uses an undefined or repeated anchor: loading it reports that error."""
-    sizes: dict[str, int | None] = {}  # anchor -> expanded size; None while still open
-    stack: list[tuple[str | None, int]] = []  # open collections: anchor, expanded size so far
-    aliases = expanded = 0
-
-    def refuse(reason: str, event: yaml.Event) -> FrontMatterError:
-        mark = event.start_mark
-        return FrontMatterError(
-            f"front matter uses YAML aliases beyond what a catalog needs ({reason}); "
-            "write the values out",
-            mark.line + 2 if mark is not None else None,
-        )
-
-    def add(size: int) -> None:
-        if stack:
-            anchor, so_far = stack[-1]
-            stack[-1] = (anchor, so_far + size)
-
+    tally = _AliasTally()
     try:
         for event in _events(text):
-            if isinstance(event, yaml.DocumentStartEvent):
-                sizes.clear()
-            elif isinstance(event, yaml.AliasEvent):
-                aliases += 1
-                if aliases > MAX_ALIASES:
-                    raise refuse(f"more than {MAX_ALIASES} aliases", event)
-                if event.anchor not in sizes:
-                    return  # undefined alias
-                target = sizes[event.anchor]
-                if target is None:
-                    raise refuse(f"*{event.anchor} refers to a value that contains it", event)
-                expanded += target
-                if expanded > MAX_ALIAS_EXPANSION:
-                    raise refuse(
-                        f"they stand for more than {MAX_ALIAS_EXPANSION // 1024} KiB of values",
-                        event,
-                    )
-                add(target)
-            elif isinstance(event, yaml.NodeEvent):
-                anchor = event.anchor
-                if anchor is not None:
-                    if anchor in sizes:
-                        return  # repeated anchor
-                    sizes[anchor] = None
-                if isinstance(event, yaml.CollectionStartEvent):
-                    stack.append((anchor, 1))
-                    continue
-                size = 1 + len(event.value) if isinstance(event, yaml.ScalarEvent) else 1
-                if anchor is not None:
-                    sizes[anchor] = size
-                add(size)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                anchor, size = stack.pop()
-                if anchor is not None:
-                    sizes[anchor] = size
-                add(size)
+            if not tally.take(event):
+                return
     except yaml.YAMLError:
         return
+
+
+class _AliasTally:
+    """What the aliases of one event stream stand for, event by event (`take`)."""
+
+    def __init__(self) -> None:
+        self.sizes: dict[str, int | None] = {}  # anchor -> expanded size; None while open
+        self.stack: list[tuple[str | None, int]] = []  # open collections: anchor, size so far
+        self.aliases = 0
+        self.expanded = 0
+
+    def take(self, event: yaml.Event) -> bool:
+        """Count one event in; return False when the stream refers to an undefined anchor
+        or repeats one (loading it reports that). Raises FrontMatterError on alias abuse."""
+        if isinstance(event, yaml.DocumentStartEvent):
+            self.sizes.clear()
+        elif isinstance(event, yaml.AliasEvent):
+            return self._alias(event)
+        elif isinstance(event, yaml.NodeEvent):
+            return self._node(event)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            anchor, size = self.stack.pop()
+            self._close(anchor, size)
+        return True
+
+    def _alias(self, event: yaml.AliasEvent) -> bool:
+        self.aliases += 1
+        if self.aliases > MAX_ALIASES:
+            raise _refusal(f"more than {MAX_ALIASES} aliases", event)
+        if event.anchor not in self.sizes:
+            return False  # undefined alias
+        target = self.sizes[event.anchor]
+        if target is None:
+            raise _refusal(f"*{event.anchor} refers to a value that contains it", event)
+        self.expanded += target
+        if self.expanded > MAX_ALIAS_EXPANSION:
+            raise _refusal(
+                f"they stand for more than {MAX_ALIAS_EXPANSION // 1024} KiB of values", event
+            )
+        self._add(target)
+        return True
+
+    def _node(self, event: yaml.NodeEvent) -> bool:
+        anchor = event.anchor
+        if anchor is not None:
+            if anchor in self.sizes:
+                return False  # repeated anchor
+            self.sizes[anchor] = None
+        if isinstance(event, yaml.CollectionStartEvent):
+            self.stack.append((anchor, 1))
+        else:
+            self._close(anchor, 1 + len(event.value) if isinstance(event, yaml.ScalarEvent) else 1)
+        return True
+
+    def _close(self, anchor: str | None, size: int) -> None:
+        if anchor is not None:
+            self.sizes[anchor] = size
+        self._add(size)
+
+    def _add(self, size: int) -> None:
+        if self.stack:
+            anchor, so_far = self.stack[-1]
+            self.stack[-1] = (anchor, so_far + size)
+
+
+def _refusal(reason: str, event: yaml.Event) -> FrontMatterError:
+    """Return the FrontMatterError refusing a front matter's aliases for `reason`."""
+    mark = event.start_mark
+    return FrontMatterError(
+        f"front matter uses YAML aliases beyond what a catalog needs ({reason}); "
+        "write the values out",
+        mark.line + 2 if mark is not None else None,
+    )
 
 
 def _problem(error: yaml.YAMLError, block: str) -> FrontMatterError:
