@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_toolserver import needs_sdk, session
 
+from router.catalog import config
 from router.cli.group import main
-from router.core import config
 from router.integrations import toolserver
 from testing.paths import DEMO
 from testing.process import kroute

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from router.core import config
+from router.catalog import config
 from testing.paths import DEMO, FIXTURES
 from testing.process import kroute
 
@@ -578,7 +578,7 @@ def test_help_imports_no_command_module() -> None:
 
 
 # What `kroute --help` need not load: each is imported by the functions that use it.
-HELP_UNNEEDED = ("orjson", "tomllib", "router.core.config", "hashlib", "traceback")
+HELP_UNNEEDED = ("orjson", "tomllib", "router.catalog.config", "hashlib", "traceback")
 
 
 @pytest.mark.process

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from router.core import config, render
+from router.catalog import config
+from router.route import render
 from router.runtime import intake
 from router.runtime.engine import Engine
 from testing.paths import FIXTURES

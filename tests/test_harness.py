@@ -11,9 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from router.core import harness, render, route
-from router.core.entry import Entry
-from router.core.index import Index
+from router.catalog.entry import Entry
+from router.catalog.taxonomy import Taxonomy
+from router.core import harness
+from router.ranking.index import Index
+from router.route import assembly, contract, render
 from testing.paths import DEMO, FIXTURES
 
 EM = "\u2014"
@@ -294,7 +296,7 @@ HOSTILE_ENTRY = st.fixed_dictionaries({"path": FIELD, "title": FIELD, "summary":
 
 
 def hostile_catalog(fields: list[dict[str, str]]) -> list[Entry]:
-    """Return a catalog like tests/test_render.py's: hostile entries the task reaches by
+    """Return a catalog like tests/route/test_render.py's: hostile entries the task reaches by
     their governed file and their summary's words, and filler."""
     entries = [
         Entry(
@@ -322,8 +324,8 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
     fields: list[dict[str, str]],
 ) -> None:
     catalog = hostile_catalog(fields)
-    answer = route.assemble(
-        Index(catalog), route.Taxonomy(), route.Request(task="edge throttling in src/edge.py")
+    answer = assembly.assemble(
+        Index(catalog), Taxonomy(), contract.Request(task="edge throttling in src/edge.py")
     )
     document = render.route_json(answer, version="1", fingerprint="f", entries=1, stale=0)
     assert document["pointers"]
@@ -384,7 +386,7 @@ AGENT_CASES = [
 
 @pytest.fixture(scope="module")
 def demo_app() -> Any:
-    from router.core import config
+    from router.catalog import config
     from router.runtime.engine import Engine
     from router.serve import service
 

@@ -570,8 +570,8 @@ ENGINE_MODULES = (
     "router.serve.service",
     "router.serve.daemon",
     "router.runtime.engine",
-    "router.core.catalog",
-    "router.core.route",
+    "router.catalog.reader",
+    "router.route.assembly",
 )
 SPAWN_PROBE = """
 import os, sys, time

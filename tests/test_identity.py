@@ -1,20 +1,19 @@
 """What the index holds and routes stays byte for byte what it was (issue 33): the digests of
 the postings, df, fields and route documents of the fixture catalogs (and of the shared
 corpora, when they are beside the checkout) are kept in a golden file, made by
-scripts/identity.py. A change meant to move them is recorded with `pytest --update-golden`;
+bench/identity.py (`python scripts/identity.py`). A change meant to move them is recorded with `pytest --update-golden`;
 a change meant only to make loading faster must leave them as they are."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from testing.paths import CORPORA, FIXTURES, REPO
+from bench import identity
+from testing.paths import CORPORA, FIXTURES
 
 GOLDEN = FIXTURES / "golden" / "index-identity.json"
 # Catalogs in the repository: real decision records and proposals, and the demo and messy
@@ -30,14 +29,6 @@ FIXTURE_CATALOGS = {
 SHARED_CATALOGS = ("headwater", "skills", "adr")
 
 
-def identity() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("identity", REPO / "scripts" / "identity.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _golden() -> dict[str, Any]:
     try:
         recorded: dict[str, Any] = json.loads(GOLDEN.read_text(encoding="utf-8"))
@@ -47,8 +38,7 @@ def _golden() -> dict[str, Any]:
 
 
 def _check(part: str, roots: dict[str, Path], request: pytest.FixtureRequest) -> None:
-    module = identity()
-    current = {name: module.state(module.engine_of(root)) for name, root in roots.items()}
+    current = {name: identity.state(identity.engine_of(root)) for name, root in roots.items()}
     golden = _golden()
     if request.config.getoption("--update-golden"):
         golden[part] = current
@@ -64,8 +54,7 @@ def test_the_fixture_catalogs_index_and_route_as_recorded(request: pytest.Fixtur
 
 def test_a_fixture_catalog_gives_entries_postings_and_routes() -> None:
     # the golden file compares digests: this shows they are digests of something
-    module = identity()
-    found = module.state(module.engine_of(FIXTURE_CATALOGS["adr"]))
+    found = identity.state(identity.engine_of(FIXTURE_CATALOGS["adr"]))
     assert found["entries"] > 5 and found["stems"] > 500
     assert found["postings"] != found["df"] != found["routes"]
 

@@ -1,6 +1,6 @@
 """Intent classifier (router.filters.intent): cues, confidence, fallback, skips, taper, config.
 
-The scoring of labelled sets is tested in test_evaluate.py."""
+The scoring of labelled sets is tested in tests/evaluation/test_fixture.py."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from router.base.errors import ConfigError
+from router.evaluation.fixture import parse_cases
 from router.filters.cue import CUES, STRATEGIES
 from router.filters.intent import (
     DEFAULTS,
@@ -22,7 +23,6 @@ from router.filters.intent import (
     defaults_from_config,
     taper,
 )
-from router.runtime.evaluate import parse_cases
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "intent"
 

@@ -1,5 +1,6 @@
 """The layers of DESIGN 3, as the tree shows them: packages import only downward, no module
-imports itself back through others, and the hook's and client's modules stay light."""
+imports itself back through others, the hook's and client's modules stay light, and of the engine
+only the catalog reads the disk (ranking and route compute on what it read)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ LAYERS = (
     "base",
     "filters",
     "core",
+    "catalog",
+    "ranking",
+    "route",
     "meaning",
     "runtime",
+    "evaluation",
     "logbook",
     "serve",
     "integrations",
@@ -48,6 +53,13 @@ LIGHT = {
     "router.base.paths": {"router.base.errors", "router.base.wire"},
     "router.base.wire": set(),
 }
+
+
+# The packages that only compute: what they read comes to them from the catalog's reader.
+PURE = ("ranking", "route")
+# What reads or walks the disk: these modules and names, and calls of these attributes.
+DISK_MODULES = {"os", "pathlib", "io", "shutil", "glob", "tempfile", "mmap"}
+DISK_CALLS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "stat", "scandir"}
 
 
 def modules() -> dict[str, Path]:
@@ -132,3 +144,24 @@ def test_the_light_modules_import_only_what_a_hook_may() -> None:
     known = modules()
     for name, allowed in LIGHT.items():
         assert imports(known[name], name, lazy=False) <= allowed, name
+
+
+def test_only_the_catalog_reads_the_disk() -> None:
+    readers = []
+    for name, path in modules().items():
+        parts = name.split(".")
+        if len(parts) < 2 or parts[1] not in PURE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found = {a.name.split(".")[0] for a in node.names} & DISK_MODULES
+            elif isinstance(node, ast.ImportFrom):
+                found = {(node.module or "").split(".")[0]} & DISK_MODULES
+            elif isinstance(node, ast.Call):
+                func = node.func
+                called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                found = {called} & DISK_CALLS
+            else:
+                continue
+            readers.extend(f"{name}: {f}" for f in sorted(found))
+    assert readers == []

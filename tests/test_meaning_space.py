@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from router.core.entry import Entry, Section
+from router.catalog.entry import Entry, Section
 from router.meaning import passage
 from router.meaning.space import Space
 from router.meaning.store import Vectors

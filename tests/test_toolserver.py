@@ -16,7 +16,7 @@ import pytest
 
 from router.base import paths
 from router.base.errors import ToolUnavailableError
-from router.core import config
+from router.catalog import config
 from router.integrations import toolserver
 from router.logbook import shadow
 from router.serve import client, service

@@ -18,6 +18,8 @@ import click
 
 from router.base import paths
 from router.base.errors import DaemonError, KrouteError
+from router.catalog import config, diagnostic, stray
+from router.catalog.config import Config
 from router.cli.group import (
     catalog_option,
     color_wanted,
@@ -28,8 +30,7 @@ from router.cli.group import (
     resolve_config,
     say,
 )
-from router.core import config, diagnostic, shown, stray
-from router.core.config import Config
+from router.core import shown
 from router.filters import intent, relevance
 from router.runtime import intake, nearby
 from router.runtime.engine import Engine, strategy_defaults

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from router.base.errors import EvalError
+from router.catalog.config import DEFAULT_ORDER
 from router.cli.catalog_commands import neighbours_of
 from router.cli.group import (
     catalog_option,
@@ -19,10 +20,10 @@ from router.cli.group import (
     resolve_config,
     say,
 )
-from router.core.config import DEFAULT_ORDER
-from router.core.fusion import Nearness
-from router.core.route import ORDERS
-from router.runtime import evaluate, judged, nearby, suite
+from router.evaluation import fixture, judged, suite
+from router.route.contract import ORDERS
+from router.route.fusion import Nearness
+from router.runtime import nearby
 from router.runtime.engine import Engine
 
 
@@ -109,13 +110,13 @@ def eval_command(
         emit_json(report) if as_json else say(judged.text(report))
         return
     if intent_file is not None:
-        report = evaluate.intent_report(intent_file)
-        emit_json(report) if as_json else say(evaluate.intent_text(report))
+        report = fixture.intent_report(intent_file)
+        emit_json(report) if as_json else say(fixture.intent_text(report))
         return
     assert directory is not None
     if not directory.is_dir():
         raise click.BadParameter(f"{directory} is not a directory", param_hint="DIRECTORY")
-    report = evaluate.cases(directory, lambda d: Engine.load(resolve_config(d, None)))
+    report = fixture.cases(directory, lambda d: Engine.load(resolve_config(d, None)))
     if as_json:
         emit_json(report)
     else:
@@ -168,7 +169,7 @@ def _neighbours(load: judged.Load) -> judged.Nearby:
 def _suite(
     path: Path, order: str, baselines: tuple[str, ...], with_meaning: bool
 ) -> dict[str, Any]:
-    """Return the report of every set of the suite at `path` (router.runtime.suite.run), each
+    """Return the report of every set of the suite at `path` (router.evaluation.suite.run), each
     set's engines loaded once per repository folder."""
     members = suite.read(path)
     loads = {m.name: _engines(m.catalog, m.config) for m in members}

@@ -20,11 +20,11 @@ from router import __version__
 from router.base.errors import KrouteError
 
 if TYPE_CHECKING:
-    from router.core.config import Config
+    from router.catalog.config import Config
 
 # What `kroute --help` loads is click and this module: orjson, the config reader (tomllib,
 # the taxonomy), hashlib and traceback are imported by the functions that use them, which
-# saves every `--help` and typo some 12 ms.
+# saves every `--help` and typo their import time (`bench.py --imports`).
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +37,8 @@ class Command:
 
 
 # Each command by name: `kroute --help` lists them from here and imports only the module of
-# the command that runs (the command modules import the engine: about 150 ms). A test checks
+# the command that runs (the command modules import the engine, the slowest import of all:
+# `bench.py --imports`). A test checks
 # this table against the commands themselves.
 _CATALOG = "router.cli.catalog_commands"
 _DAEMON = "router.cli.daemon_commands"
@@ -239,7 +240,7 @@ def resolve_config(
 
     from router.base import protocol
     from router.base.errors import ConfigError
-    from router.core import config
+    from router.catalog import config
 
     if config_file is None and os.environ.get("KROUTE_CONFIG"):
         config_file = Path(os.environ["KROUTE_CONFIG"])

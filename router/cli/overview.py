@@ -1,8 +1,8 @@
 """`kroute --help` without importing click: the group's help as click renders it, kept in
 `router/data/help.txt`.
 
-Importing click costs about 30 ms, three times an interpreter's start; the overview is the
-one thing a user asks for that needs nothing else. Click renders help at the terminal's
+Importing click costs more than an interpreter's start (`bench.py --imports`); the overview
+is the one thing a user asks for that needs nothing else. Click renders help at the terminal's
 width up to 80 columns, so from 80 columns on (and when stdout is not a terminal) its text is
 always the same: that text is stored, and a test checks it against click's rendering
 (`pytest --update-golden` rewrites it). Narrower terminals, other programs' names and every

@@ -1,1 +1,2 @@
-"""The pure core: catalog reading, the index, ranking, route assembly and rendering."""
+"""What the engine's packages share below the catalog: text, what may be shown, a request's deadline
+(and, for now, the harness adapters)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from router import __version__
 from router.base import protocol
 from router.base.errors import ConfigError, KrouteError
-from router.core import config, stray
+from router.catalog import config, stray
 from router.integrations import agents, checkup, toolfile, trust
 from router.integrations.checkup import Finding
 from router.serve import client

@@ -8,9 +8,9 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from router.core import catalog, walk
-from router.core.config import Config
-from router.core.diagnostic import ERROR, Diagnostic
+from router.catalog import reader, walk
+from router.catalog.config import Config
+from router.catalog.diagnostic import ERROR, Diagnostic
 
 
 def _git(root: Path, *args: str) -> bytes:
@@ -56,6 +56,6 @@ def check(config: Config, paths: list[str]) -> list[Diagnostic]:
         errors: list[Diagnostic] = []
         for path in wanted:
             if (mirror / path).is_file():
-                result = catalog.read(staged_config, path)
+                result = reader.read(staged_config, path)
                 errors.extend(d for d in result.diagnostics if d.severity == ERROR)
         return errors

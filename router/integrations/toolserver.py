@@ -33,8 +33,8 @@ from router.base.errors import (
     RequestError,
     ToolUnavailableError,
 )
+from router.catalog.config import Config
 from router.core import shown
-from router.core.config import Config
 from router.serve import client, launcher
 
 if TYPE_CHECKING:

@@ -24,11 +24,11 @@ import orjson
 
 from router.base import paths
 from router.base.errors import ShadowError
-from router.core import pattern
-from router.core.entry import Entry
-from router.core.index import Index
+from router.catalog import pattern
+from router.catalog.entry import Entry
 from router.logbook import shadow
 from router.logbook.shadow import Record
+from router.ranking.index import Index
 
 SCHEMA = "kroute.opened/1"
 SUBDIR = "opened"  # below the repository's route log directory

@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from router.base.errors import ShadowError
-from router.core.config import SHADOW_MODES
+from router.catalog.config import SHADOW_MODES
 
 SCHEMA = "kroute.shadow/2"
 SCHEMA_V1 = "kroute.shadow/1"  # `version`, `fingerprint`; no `skip`, no `intent`

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from router.core.entry import Entry
+from router.catalog.entry import Entry
 
 # The opening of the body that joins title and summary: enough to say what a document
 # without a summary is about. On adr-dev the model alone reached hit@1 0.629 without it,

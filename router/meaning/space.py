@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from router.core.entry import Entry
+from router.catalog.entry import Entry
 from router.meaning import passage
 from router.meaning.store import Embeds, Vectors
 

@@ -17,9 +17,9 @@ import sys
 import threading
 from collections.abc import Callable
 
-from router.core import walk
-from router.core.config import Config
-from router.core.diagnostic import Diagnostic
+from router.catalog import walk
+from router.catalog.config import Config
+from router.catalog.diagnostic import Diagnostic
 
 # A catalog of fewer files is walked in the process itself (a walk of it takes about as long
 # as starting a helper).

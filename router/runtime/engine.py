@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.core import catalog, claim, cutoff, fusion, pattern, render, score, text, whynot
-from router.core import route as routing
-from router.core.catalog import Catalog
-from router.core.config import Config
-from router.core.index import Index
+from router.catalog import claim, pattern, reader
+from router.catalog.config import Config
+from router.catalog.reader import Catalog
+from router.core import deadline, text
 from router.filters import intent, relevance, symbols
+from router.ranking import breakdown
+from router.ranking.index import Index
+from router.route import admission, assembly, contract, fusion, render, whynot
 from router.runtime.intake import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 
 # how many neighbours by meaning a route takes (the meaning extra): those `fusion` fuses
@@ -51,11 +53,11 @@ class Engine:
     @classmethod
     def load(cls, config: Config, version: str = __version__) -> Engine:
         """Return an engine over the catalog the config names. Never raises for bad files."""
-        return cls(config, catalog.load(config), version)
+        return cls(config, reader.load(config), version)
 
     # -- requests --------------------------------------------------------------------------
 
-    def route(self, ask: RouteAsk, stop: cutoff.Stop | None = None) -> dict[str, Any]:
+    def route(self, ask: RouteAsk, stop: deadline.Stop | None = None) -> dict[str, Any]:
         """Return the route document (DESIGN 7) of a request. Raises RequestError for a
         focus that cannot be read as one.
 
@@ -66,7 +68,7 @@ class Engine:
         nearness: fusion.Nearness | None = None
         if stop is not None and stop():
             request, classified = ask.request, None
-            answer = routing.abandoned(request)
+            answer = contract.abandoned(request)
         else:
             request, classified = self._prepare(ask)
             if ask.meaning != "off" and self.nearby is not None:
@@ -90,13 +92,13 @@ class Engine:
             answer, intent=intent.as_dict(classified) if classified else None, **extra
         )
 
-    def prepared(self, ask: RouteAsk) -> routing.Request:
+    def prepared(self, ask: RouteAsk) -> contract.Request:
         """Return the request `route` assembles for `ask`: its focus read, and with `strategy:
         "auto"` the strategy and (unless given) the budget the task's intent picks. Raises
         RequestError for a focus that cannot be read as one."""
         return self._prepare(ask)[0]
 
-    def _prepare(self, ask: RouteAsk) -> tuple[routing.Request, intent.Intent | None]:
+    def _prepare(self, ask: RouteAsk) -> tuple[contract.Request, intent.Intent | None]:
         request = ask.request
         if ask.focus is not None:
             request = replace(request, focus=self.focus(ask.focus))
@@ -110,7 +112,7 @@ class Engine:
 
     def why_not(self, ask: WhyNotAsk) -> dict[str, Any]:
         """Return why the entry `ask` names was or was not offered (`whynot.WhyNot.as_dict`),
-        with the engine version and catalog fingerprint. Raises whynot.UnknownEntry for an
+        with the engine version and catalog fingerprint. Raises whynot.UnknownEntryError for an
         entry the catalog lacks, RequestError for a bad request."""
         request = self.prepared(ask.route)
         answer = whynot.explain(self.index, self.config.taxonomy, request, ask.entry)
@@ -178,18 +180,20 @@ class Engine:
         try:
             resolved = candidate.resolve()
             resolved.relative_to(self.config.root)
-            raw = catalog.read_regular(resolved)
+            raw = reader.read_regular(resolved)
         except (OSError, RuntimeError, ValueError):  # RuntimeError: a loop, before 3.13
             return ""
         return raw.decode("utf-8", errors="replace")
 
-    def assemble(self, request: routing.Request, stop: cutoff.Stop | None = None) -> routing.Route:
+    def assemble(
+        self, request: contract.Request, stop: deadline.Stop | None = None
+    ) -> contract.Route:
         """Return the route of a validated request (silence, `deadline`, when `stop` stops it:
-        see `routing.assemble`)."""
-        return routing.assemble(self.index, self.config.taxonomy, request, stop)
+        see `assembly.assemble`)."""
+        return assembly.assemble(self.index, self.config.taxonomy, request, stop)
 
     def document(
-        self, answer: routing.Route, intent: Mapping[str, Any] | None = None, **extra: Any
+        self, answer: contract.Route, intent: Mapping[str, Any] | None = None, **extra: Any
     ) -> dict[str, Any]:
         """Return the JSON document of a route."""
         return render.route_json(
@@ -205,9 +209,9 @@ class Engine:
     def explain(self, ask: ExplainAsk) -> dict[str, Any]:
         """Return seed 1's explain record of a request."""
         request, problem, limit = ask.request, ask.request.task, ask.limit
-        q = score.query(self.index, problem)
-        admitted = routing.admission(self.config.taxonomy, request)
-        rows = [s for s in score.reached(self.index, q) if admitted(s.indexed.entry)]
+        q = breakdown.query(self.index, problem)
+        admitted = admission.of(self.config.taxonomy, request)
+        rows = [s for s in breakdown.reached(self.index, q) if admitted(s.indexed.entry)]
         return render.explain(
             rows,
             problem=problem,
@@ -236,7 +240,7 @@ class Engine:
         self.catalog, changed)`, its `settled` read there too)."""
         changed = {pattern.clean(p) for p in changed}
         before = self.catalog
-        after = fresh if fresh is not None else catalog.refresh(self.config, before, changed)
+        after = fresh if fresh is not None else reader.refresh(self.config, before, changed)
         was, now = before.settled, after.settled
         keys = claim.affected(before.files, was, after.files, now, changed)
         held = [e for name in sorted(keys) for e in now.groups.get(name, ())]
@@ -249,7 +253,7 @@ class Engine:
 
     def reload(self) -> None:
         """Re-read the whole catalog and rebuild the index."""
-        self.catalog = catalog.load(self.config)
+        self.catalog = reader.load(self.config)
         self.index = Index(self.catalog.entries)
 
 

@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 
 from router.base.errors import MalformedJsonError, RequestError
-from router.core import route as routing
-from router.core.config import MEANING_MODES, Config
+from router.catalog.config import MEANING_MODES, Config
 from router.filters import intent, symbols
 from router.filters.relevance import DEFAULT_THRESHOLD, Chunk, Focus
+from router.route import contract
 
 _ROUTE_USAGE = 'Send {"task": "..."}'
 
@@ -38,7 +38,7 @@ class RouteAsk:
     """A route request: the validated request (focus still unread), and whether the task's
     intent picks the strategy (`strategy: "auto"`) and, unless a budget was sent, the budget."""
 
-    request: routing.Request
+    request: contract.Request
     focus: FocusAsk | None = None
     auto: bool = False
     budget_given: bool = False
@@ -49,7 +49,7 @@ class RouteAsk:
 class ExplainAsk:
     """A request for seed 1's explain record."""
 
-    request: routing.Request
+    request: contract.Request
     limit: int | None = None
 
 
@@ -94,8 +94,8 @@ def route(body: Any, config: Config) -> RouteAsk:
         raise RequestError(
             f"strategy is {strategy!r}", f"Use auto or one of {', '.join(intent.DEFAULTS)}"
         )
-    request = routing.check(
-        routing.Request(
+    request = contract.check(
+        contract.Request(
             task=task,
             budget=_int(body, "budget", config.budget),
             order=_text(body, "order") or config.order,
@@ -130,7 +130,7 @@ def explain(body: Any) -> ExplainAsk:
     limit = body.get("limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise RequestError("`limit` must be a whole number of at least 1", "Fix the limit")
-    request = routing.Request(
+    request = contract.Request(
         task=problem,
         domain=_text(body, "domain"),
         cluster=_text(body, "cluster"),

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from router.core.entry import Entry
-from router.core.fusion import Nearness, Neighbour
+from router.catalog.entry import Entry
 from router.meaning.space import Space
+from router.route.fusion import Nearness, Neighbour
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,7 +52,7 @@ def build(
     new ones written to) the cache directory's folder for `catalog` (a key naming the
     catalog: each keeps its own, so two repositories never push each other's vectors out).
     A caller that builds again (the daemon, after each change) passes `models`, where the
-    loaded model is kept between builds: loading one costs about 300 ms and 270 MB.
+    loaded model is kept between builds: loading one takes time and memory (README: Meaning).
     Raises ModelUnavailableError when the extra or the model is missing."""
     from router.meaning import model, store
 

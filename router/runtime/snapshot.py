@@ -36,13 +36,13 @@ from typing import Any
 
 from router.base import paths
 from router.base.errors import StateError
-from router.core import catalog
-from router.core.catalog import Catalog
-from router.core.config import Config
-from router.core.diagnostic import Diagnostic, FileResult
-from router.core.entry import Entry, Note, Routing, Section
-from router.core.index import Index
-from router.core.posting import Posting
+from router.catalog import reader
+from router.catalog.config import Config
+from router.catalog.diagnostic import Diagnostic, FileResult
+from router.catalog.entry import Entry, Note, Routing, Section
+from router.catalog.reader import Catalog
+from router.ranking.index import Index
+from router.ranking.posting import Posting
 from router.runtime import census
 from router.runtime.engine import Engine
 
@@ -332,9 +332,9 @@ def restore(
             raise
     engine = Engine.of_parts(config, cat, index, version)
     racy_from = None if watched else int(header["began_ns"]) - RACY_NS
-    changed, problems = catalog.changed_since(config, cat, racy_from, survey.result())
+    changed, problems = reader.changed_since(config, cat, racy_from, survey.result())
     if changed or problems != cat.walk:
-        engine.update(changed, catalog.refresh(config, cat, changed, problems))
+        engine.update(changed, reader.refresh(config, cat, changed, problems))
     return Restored(engine, tuple(changed))
 
 

@@ -23,8 +23,8 @@ from typing import Any
 
 from router import __version__
 from router.base import errors, paths
-from router.core import catalog, diagnostic
-from router.core.config import Config
+from router.catalog import diagnostic, reader
+from router.catalog.config import Config
 from router.logbook.recorder import Recorder
 from router.runtime import snapshot
 from router.runtime.engine import Engine
@@ -89,7 +89,7 @@ class Daemon(Updating):
         self.recorder = Recorder(places.state, places.key, defer=self._defer)
         # Until `prepare` has loaded the catalog, the app holds an empty engine and only
         # LOADING_ANSWERS are answered; `ready` is set once the real one is in.
-        self.app = service.App(Engine(config, catalog.assemble({}), version), self.recorder, self)
+        self.app = service.App(Engine(config, reader.assemble({}), version), self.recorder, self)
         self.ready = threading.Event()
         # Set once the loaded engine may change: a snapshot being written must not see an
         # update half-applied, so the watcher's changes wait for it.

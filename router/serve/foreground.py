@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from router import __version__
 from router.base import paths, protocol
 from router.base.errors import ConfigError, DaemonError
-from router.core.config import Config
+from router.catalog.config import Config
 from router.serve import loader, server, watch
 from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Daemon
 from router.serve.update import timestamp

@@ -22,13 +22,13 @@ from router.base.errors import DaemonError, OutrunError, RequestError
 from router.serve import client
 from router.serve.client import Target
 
-# Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
-# name).
+# Not typing's: importing typing costs every hook process time (`bench.py --imports`; mypy
+# and ruff go by the name).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     # Imported where they are used: subprocess (and locale, threading with it) and signal
-    # cost some 4 ms, which a hook that starts no daemon (its slow path imports this
-    # module) need not pay.
+    # cost time (`bench.py --imports`) that a hook that starts no daemon (its slow path
+    # imports this module) need not pay.
     import subprocess
     from typing import Any
 

@@ -23,7 +23,7 @@ from router import __version__
 from router.base import paths
 from router.base.errors import DaemonError
 from router.base.wire import READABLE_BITS
-from router.core.config import Config
+from router.catalog.config import Config
 from router.runtime import snapshot
 from router.runtime.engine import Engine
 

@@ -7,7 +7,7 @@ connection that has waited longest for its request is dropped to make room, so c
 connect and trickle bytes (or send nothing) cannot keep others from being served. What a
 request means is the service's business (`Dispatcher`); this module
 owns bodies, caps, status lines, the version handshake, the peer check, and each request's
-deadline: the client's timeout header and its connection, held as `deadline.current` while the
+deadline: the client's timeout header and its connection, held as `grant.current` while the
 request is answered.
 """
 
@@ -31,7 +31,7 @@ import orjson
 
 from router.base import errors
 from router.base.protocol import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
-from router.serve import deadline
+from router.serve import grant
 
 BODY_CAP = 1024 * 1024
 RELEVANCE_BODY_CAP = 4 * 1024 * 1024
@@ -209,7 +209,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         self.server.answered(self.arrival)  # a request being answered is never dropped
         try:
-            granted = deadline.budget(self.headers.get(TIMEOUT_HEADER))
+            granted = grant.budget(self.headers.get(TIMEOUT_HEADER))
         except ValueError:
             self._answer(
                 400, errors.document("bad_request", f"{TIMEOUT_HEADER} is not a number of seconds")
@@ -218,7 +218,7 @@ class Handler(BaseHTTPRequestHandler):
         began = time.perf_counter()
         source = self.headers.get(SOURCE_HEADER) or "socket"
         # The routing endpoints stop at the client's deadline, or once it hangs up.
-        with deadline.answering(deadline.Watch(self.connection, arrived, granted)):
+        with grant.answering(grant.Watch(self.connection, arrived, granted)):
             status, document = service.dispatch(self.command, path, body, source[:40])
         elapsed = time.perf_counter() - began
         # Logged before it is answered: a daemon killed between the two must not leave a

@@ -24,13 +24,15 @@ import orjson
 from router.base import errors, paths, protocol
 from router.base.errors import KrouteError, MalformedJsonError, RequestError
 from router.base.protocol import HOOK_PREFIX
-from router.core import config, harness, opening, whynot
+from router.catalog import config
+from router.core import harness, opening
 from router.filters import intent, relevance
 from router.logbook import opened, recorder, shadow
 from router.logbook.recorder import Recorder
+from router.route import whynot
 from router.runtime import intake
 from router.runtime.engine import Engine
-from router.serve import deadline, loader, session
+from router.serve import grant, loader, session
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +126,11 @@ class App:
 
     def route(self, body: bytes, call: Call) -> dict[str, Any]:
         """Return the route document of a request: silence with reason `deadline` when the
-        request's time ran out or its client hung up first (`deadline.current`)."""
+        request's time ran out or its client hung up first (`grant.current`)."""
         began = time.perf_counter()
         engine = self.engine  # read once: the daemon may swap in the next one meanwhile
         raw = intake.members(intake.decode(body))
-        document = engine.route(intake.route(raw, engine.config), deadline.current())
+        document = engine.route(intake.route(raw, engine.config), grant.current())
         with self.counting:
             self.routes += 1
         if self.log is not None:
@@ -154,7 +156,7 @@ class App:
         In `shadow` mode (`?mode=shadow`, or the config's) the route is logged with what
         would have been injected and nothing is printed; in `off` mode the hook does
         nothing. A payload it cannot use prints nothing, and so does a route whose time ran
-        out (`deadline.current`: logged with silence `deadline`). A catalog document an event
+        out (`grant.current`: logged with silence `deadline`). A catalog document an event
         says the agent read is logged (`_observe`); an event that only tells that
         (`opening.EVENTS`) routes and prints nothing."""
         began = time.perf_counter()
@@ -182,7 +184,7 @@ class App:
             if plan.kind == "route":
                 try:
                     ask = intake.route(plan.body, self.engine.config)
-                    document = self.engine.route(ask, deadline.current())
+                    document = self.engine.route(ask, grant.current())
                 except KrouteError:
                     skip = "bad-request"
             shown = document
@@ -268,7 +270,7 @@ class App:
         ask = intake.why_not(intake.decode(body), engine.config)
         try:
             return engine.why_not(ask)
-        except whynot.UnknownEntry as error:
+        except whynot.UnknownEntryError as error:
             raise RefusedError(404, "unknown_entry", str(error)) from None
 
     def catalog(self, body: bytes, call: Call) -> dict[str, Any]:

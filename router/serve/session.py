@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from router.core import render
-from router.core.index import Index
+from router.ranking.index import Index
+from router.route import render
 
 MAX_SESSIONS = 256  # sessions remembered, least recently used forgotten first
 DIGEST_BYTES = 16

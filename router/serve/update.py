@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from router.base.errors import KrouteError
-from router.core import catalog, config, diagnostic, walk
-from router.core.config import Config
+from router.catalog import config, diagnostic, reader, walk
+from router.catalog.config import Config
 from router.runtime import snapshot
 from router.runtime.engine import Engine
 from router.serve import vectors
@@ -113,7 +113,7 @@ class Updating:
         The caller holds `writing`."""
         began = time.monotonic()
         engine = self.engine
-        found, problems = catalog.changed_since(engine.config, engine.catalog, None)
+        found, problems = reader.changed_since(engine.config, engine.catalog, None)
         if found or problems != engine.catalog.walk:
             self._update(found, problems)
             if found:
@@ -165,9 +165,9 @@ class Updating:
     ) -> None:
         """Make the engine with the changed catalog files (repository-relative) read again,
         outside the request lock, and swap it in under it; `problems` are a fresh walk's,
-        if the caller walked the roots (see `catalog.refresh`). The caller holds `writing`."""
+        if the caller walked the roots (see `reader.refresh`). The caller holds `writing`."""
         engine = self.engine
-        fresh = catalog.refresh(engine.config, engine.catalog, rels, problems)
+        fresh = reader.refresh(engine.config, engine.catalog, rels, problems)
         self._swap(engine.updated(rels, fresh))
 
     def _replace(self, fresh: Config) -> None:
@@ -198,7 +198,7 @@ class Updating:
         a restart from a snapshot does. Costs a walk, not a cold load."""
         engine = self.engine
         racy_from = self.reads_began_ns - snapshot.RACY_NS
-        return catalog.changed_since(engine.config, engine.catalog, racy_from)
+        return reader.changed_since(engine.config, engine.catalog, racy_from)
 
     def _read_config(self) -> Config:
         """Return the configuration the config file now holds, or the one in force when it

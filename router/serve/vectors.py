@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from router.core.config import Config
+from router.catalog.config import Config
 from router.meaning import passage
 from router.meaning.space import Space
 from router.runtime import nearby, sidecar

@@ -22,8 +22,9 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-# Measured here: watchfiles yields a change in about 9 ms with these settings (DESIGN 10);
-# the default 1600 ms debounce would make an edit invisible to the next route for seconds.
+# watchfiles yields a change within milliseconds with these settings (DESIGN 10; README:
+# Benchmarks, update visible); its default debounce would hide an edit from the next route
+# for seconds.
 DEBOUNCE_MS = 10
 STEP_MS = 5
 # How often the watcher wakes with nothing to report: its first wake says its watches are

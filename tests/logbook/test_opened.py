@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from router.core import config
+from router.catalog import config
 from router.logbook import logfile, opened, recorder, shadow
 from router.runtime.engine import Engine
 from router.serve import service

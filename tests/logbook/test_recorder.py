@@ -19,7 +19,7 @@ import pytest
 
 from router import __version__
 from router.base import paths
-from router.core import config
+from router.catalog import config
 from router.logbook import recorder, shadow
 from router.runtime.engine import Engine
 from router.serve import client, service

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from router.base.errors import ShadowError
-from router.core import config
+from router.catalog import config
 from router.logbook import chart, logfile, page, review, shadow
 from router.runtime import intake
 from router.runtime.engine import Engine

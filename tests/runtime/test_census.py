@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from router.core import config, walk
+from router.catalog import config, walk
 from router.runtime import census
 from testing.paths import DEMO
 

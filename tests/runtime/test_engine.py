@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from router.core import config
+from router.catalog import config
 from router.runtime import intake
 from router.runtime.engine import Engine
 from testing.paths import DEMO

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from router.base.errors import MalformedJsonError, RequestError
-from router.core import config
+from router.catalog import config
 from router.runtime import intake
 from testing.paths import DEMO
 

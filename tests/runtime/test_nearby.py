@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from router.core.entry import Entry, Section
+from router.catalog.entry import Entry, Section
 from router.runtime import nearby
 
 

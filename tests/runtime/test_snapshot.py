@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from router import __version__
-from router.core import catalog, config
+from router.catalog import config, reader
 from router.runtime import census, intake, snapshot
 from router.runtime.engine import Engine
 from testing.paths import DEMO
@@ -146,19 +146,19 @@ def test_files_changed_since_are_read_again_and_only_they(
         backdate(touched)  # still changed: the stamp (size, mtime) differs
 
     reads: list[str] = []
-    read = catalog.read
+    read = reader.read
 
     def counted(cfg: config.Config, relpath: str) -> object:
         reads.append(relpath)
         return read(cfg, relpath)
 
-    monkeypatch.setattr(catalog, "read", counted)
+    monkeypatch.setattr(reader, "read", counted)
     restored = snapshot.restore(cfg, path, __version__)
     assert restored is not None
     rel = {p.relative_to(repo).as_posix() for p in (edited, docs / "new.md", removed)}
     assert set(restored.changed) == rel
     assert set(reads) == rel - {removed.relative_to(repo).as_posix()}
-    monkeypatch.setattr(catalog, "read", read)
+    monkeypatch.setattr(reader, "read", read)
     assert routes(restored.engine, cfg) == routes(Engine.load(cfg), cfg)
     assert len(helpers) == int(helper)
 

@@ -211,7 +211,7 @@ def test_status_stop_and_precise_messages(repo: Path) -> None:
 @pytest.mark.process
 def test_a_daemon_of_another_version_is_replaced(repo: Path) -> None:
     code = (
-        "import os, sys; from pathlib import Path; from router.core import config; from router.serve import foreground; "
+        "import os, sys; from pathlib import Path; from router.catalog import config; from router.serve import foreground; "
         "sys.exit(foreground.serve(config.load(Path('kroute.toml').resolve()), os.environ, version='0.0.0-old'))"
     )
     old = subprocess.Popen(
@@ -425,7 +425,7 @@ NEW_DOC = "---\nid: TW-NEW-{n}\ntitle: New {n}\nsummary: {words}\n---\n"
 
 def cold_fingerprint(repo: Path) -> str:
     """Return the fingerprint a cold load of the repository's catalog gives."""
-    from router.core import config
+    from router.catalog import config
     from router.runtime.engine import Engine
 
     return Engine.load(config.load((repo / "kroute.toml").resolve())).catalog.fingerprint
@@ -626,7 +626,7 @@ def test_an_invalid_config_shows_in_status_and_diagnostics(
 def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Defect 5b: while a changed file is being read and parsed, routes are answered."""
     from router.base import paths
-    from router.core import catalog, config
+    from router.catalog import config, reader
     from router.serve import daemon
 
     cfg = config.load((repo / "kroute.toml").resolve())
@@ -635,7 +635,7 @@ def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.Monkey
     slow = repo / "docs" / "how-to" / "slow.md"
     slow.write_text(NEW_DOC.format(n=9, words="sloth molasses glacier"))
     reading, release = threading.Event(), threading.Event()
-    read = catalog.read
+    read = reader.read
 
     def stalled(config: config.Config, relpath: str) -> object:
         if relpath.endswith("slow.md"):
@@ -643,7 +643,7 @@ def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.Monkey
             release.wait(30)
         return read(config, relpath)
 
-    monkeypatch.setattr(catalog, "read", stalled)
+    monkeypatch.setattr(reader, "read", stalled)
     change = threading.Thread(target=running.apply, args=({slow},))
     change.start()
     try:
@@ -709,7 +709,7 @@ def test_a_daemon_exits_when_its_root_disappears(repo: Path) -> None:
 def test_a_bad_idle_override_is_refused(repo: Path, value: str) -> None:
     """Defect 17: KROUTE_IDLE_SECONDS must be a number of seconds; serve refuses to start."""
     from router.base.errors import ConfigError
-    from router.core import config
+    from router.catalog import config
     from router.serve import foreground
 
     cfg = config.load((repo / "kroute.toml").resolve())
@@ -804,7 +804,7 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
     without waiting; a client asking waits for the load within its timeout."""
     from router import __version__
     from router.base import paths, protocol
-    from router.core import config
+    from router.catalog import config
     from router.runtime.engine import Engine
     from router.serve import daemon, server
 

@@ -13,7 +13,7 @@ import pytest
 
 from router import __version__
 from router.base import paths
-from router.core import catalog, config
+from router.catalog import config, reader
 from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
@@ -158,14 +158,14 @@ def test_a_cold_engine_mapped_reads_no_recent_file_again_but_one_changed_since(
     edited.write_text(edited.read_text(encoding="utf-8") + "\nA line added.\n", encoding="utf-8")
     later = time.time() + 5
     os.utime(edited, (later, later))  # a stamp unlike the one read, whatever the clock's tick
-    read = catalog.read
+    read = reader.read
     reads: list[str] = []
 
     def counted(settings: config.Config, relpath: str) -> object:
         reads.append(relpath)
         return read(settings, relpath)
 
-    monkeypatch.setattr(catalog, "read", counted)
+    monkeypatch.setattr(reader, "read", counted)
     remapped = loader.mapped(cold, path, __version__)
     assert remapped.mapped
     assert reads == [edited.relative_to(repo).as_posix()]

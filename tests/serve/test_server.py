@@ -17,7 +17,7 @@ import pytest
 
 from router.base.errors import DaemonError
 from router.logbook import shadow
-from router.serve import client, deadline, server
+from router.serve import client, grant, server
 from testing.paths import FIXTURES
 from testing.process import kroute
 from testing.wait import eventually
@@ -31,7 +31,7 @@ class Stub:
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
     ) -> tuple[int, Any]:
-        stop = deadline.current()
+        stop = grant.current()
         return 200, {"method": method, "path": path, "stopped": None if stop is None else stop()}
 
     def after(self) -> None:

@@ -10,10 +10,11 @@ import pytest
 
 from router.base import errors
 from router.base.errors import KrouteError, RequestError
-from router.core import config, harness
+from router.catalog import config
+from router.core import harness
 from router.logbook import shadow
 from router.runtime.engine import Engine
-from router.serve import deadline, service
+from router.serve import grant, service
 from testing.paths import DEMO, FIXTURES
 
 PAYLOADS = FIXTURES / "hook_payloads"
@@ -195,12 +196,12 @@ def test_a_route_or_hook_whose_time_ran_out_answers_deadline_and_is_logged(
     app, log = app_of(engine)
     raw = (PAYLOADS / "user_prompt_submit.json").read_bytes().replace(b"REPO", str(DEMO).encode())
     task = body({"task": "rotate the webhook signing key"})
-    with deadline.answering(lambda: True):  # what the server holds for a request out of time
+    with grant.answering(lambda: True):  # what the server holds for a request out of time
         routed = app.answer("POST", "/v1/route", task)
         hooked = app.answer("POST", "/v1/hook/claude/UserPromptSubmit", raw)
     assert routed.status == 200 and routed.document["silence"]["reason"] == "deadline"
     assert (hooked.status, hooked.document) == (200, "")  # a hook out of time prints nothing
     assert [line.document["silence"]["reason"] for line in log.lines] == ["deadline"] * 2
     assert log.lines[1].injected is False
-    with deadline.answering(lambda: False):
+    with grant.answering(lambda: False):
         assert app.answer("POST", "/v1/route", task).document["pointers"]

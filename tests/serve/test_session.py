@@ -10,7 +10,8 @@ from typing import cast
 
 import pytest
 
-from router.core import config, harness
+from router.catalog import config
+from router.core import harness
 from router.logbook import shadow
 from router.logbook.recorder import Recorder
 from router.runtime.engine import Engine

@@ -18,7 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from router.core import config, index
+from router.catalog import config
+from router.ranking import field, index
 from router.runtime.engine import Engine
 from router.serve import client, daemon, update
 from testing.paths import DEMO
@@ -93,7 +94,7 @@ def test_status_and_routes_answer_from_the_index_before_while_an_update_is_made(
     new = repo / "docs" / "how-to" / "stalled.md"
     new.write_text(DOC.format(id="TW-STALL", title="Stalled", words="sloth molasses glacier"))
     indexing, release = threading.Event(), threading.Event()
-    fields_of = index.fields_of
+    fields_of = field.fields_of
 
     def stalled(item: Any) -> Any:
         if item.id == "TW-STALL":

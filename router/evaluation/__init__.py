@@ -1,0 +1,1 @@
+"""Evaluation: fixture cases, labelled intent sets, judged sets, suites and the BM25 baseline."""
