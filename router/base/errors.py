@@ -1,7 +1,8 @@
 """Typed exceptions. The core raises these and never prints; the CLI turns them into
-`Error: <what happened>. <what to do>` with exit 1."""
+`Error: <what happened>. <what to do>` with exit 1.
 
-from __future__ import annotations
+Standard library only, and no `__future__` import: the hook imports it.
+"""
 
 
 class KrouteError(Exception):
@@ -45,3 +46,12 @@ class StateError(DaemonError):
     """A directory or file kroute keeps state in (state, shadow log, logs, snapshots,
     runtime) is not the user's alone: another user owns it, may write in it, or it is a
     symbolic link."""
+
+
+class UnansweredError(DaemonError):
+    """The daemon took the request but did not answer it in time: it stops at the same
+    deadline, so asking again would only queue the same work behind it."""
+
+
+class InstallError(KrouteError):
+    """A settings file or hook cannot be merged safely."""

@@ -22,9 +22,9 @@ from typing import Any
 
 import orjson
 
-from router.base import paths
 from router.catalog import pattern
 from router.catalog.entry import Entry
+from router.client import trust
 from router.logbook import shadow
 from router.logbook.shadow import Record, ShadowError
 from router.ranking.index import Index
@@ -169,7 +169,7 @@ def session_routes(directory: Path, session: str, days: Iterable[str]) -> Iterat
     for day in sorted(days):
         path = directory / f"{day}{shadow.LOG_SUFFIX}"
         try:
-            fd = paths.open_private(path, os.O_RDONLY)
+            fd = trust.open_private(path, os.O_RDONLY)
         except OSError:  # no log that day, or not ours (StateError is an OSError too)
             continue
         try:

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from router.base import paths
 from router.base.errors import KrouteError
-from router.core.harness import Plan
+from router.client import locate
 from router.core.opening import Opened
+from router.harnesses.events import Ask
 from router.logbook import logfile, opened, shadow
 from router.runtime.engine import Engine
 
@@ -60,7 +60,7 @@ class Recorder:
         text: str,
         injected: bool,
         elapsed: float,
-        plan: Plan | None = None,
+        plan: Ask | None = None,
         skip: str | None = None,
         mode: str | None = None,
     ) -> None:
@@ -206,7 +206,7 @@ def warn(message: str) -> None:
 def for_engine(engine: Engine, env: Mapping[str, str]) -> Recorder:
     """Return the recorder of an engine's repository, in the state dir the env names."""
     cfg = engine.config
-    return Recorder(paths.state_dir(env), paths.key(cfg.root, cfg.file))
+    return Recorder(locate.state_dir(env), locate.key(cfg.root, cfg.file))
 
 
 MODES = ("live", "shadow", "off")  # each later one does less

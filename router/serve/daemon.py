@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.base import paths
 from router.base.errors import KrouteError
 from router.catalog import config, diagnostic, reader, walk
 from router.catalog.config import Config
+from router.client import locate
 from router.logbook.recorder import Recorder
 from router.runtime import snapshot
 from router.runtime.engine import Engine
@@ -75,7 +75,7 @@ class Service:
     def __init__(
         self,
         config: Config,
-        places: paths.Places,
+        places: locate.Places,
         *,
         version: str = __version__,
         load: Callable[[Config, str], Engine] = Engine.load,
