@@ -63,7 +63,6 @@ LIGHT = {
     "router.client.presence": {"router.client.locate", "router.client.trust"},
     "router.client.payload": set(),
     "router.harnesses.events": {"router.client.payload", "router.core.text"},
-    "router.harnesses.printed": {"router.core.shown"},
     "router.base.errors": set(),
 }
 

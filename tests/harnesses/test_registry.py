@@ -275,11 +275,6 @@ def test_ordinary_report_is_printed_byte_for_byte() -> None:
     )
 
 
-def test_harness_reads_the_evidence_indent_render_writes() -> None:
-    assert printed.POINTER_INDENT == render.POINTER_INDENT
-    assert render.EVIDENCE_INDENT == EVIDENCE
-
-
 # ----------------------------------------------------------------------------- defect 4
 
 # Characters an adversary reaches for: controls, ESC sequences, zero-width and bidi, line
