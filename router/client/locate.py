@@ -10,11 +10,11 @@ test computes it both ways.
 import os
 
 # No `from __future__ import annotations` here or in the hook: importing __future__ costs
-# every hook process some 0.2 ms, so annotations naming what only type checkers import are
-# quoted. SHA-256 from Python's own implementation where it has one: `hashlib` loads
-# OpenSSL, which costs every hook process some 5 ms; the digest is the same. (Not typing's
-# TYPE_CHECKING: importing typing costs every hook process some 3 ms; mypy and ruff go by
-# the name.)
+# every hook process time, so annotations naming what only type checkers import are quoted.
+# SHA-256 from Python's own implementation where it has one: `hashlib` loads OpenSSL, which
+# costs every hook process more; the digest is the same. (Not typing's TYPE_CHECKING:
+# importing typing costs every hook process time too; mypy and ruff go by the name.) What
+# each costs: `bench.py --imports`.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -104,7 +104,7 @@ def state_dir(env: "Mapping[str, str]") -> "Path":
 
 
 # A plain class with slots: a dataclass or a NamedTuple would import dataclasses (and inspect)
-# or typing, which cost every hook process some 12 ms.
+# or typing, which cost every hook process time (`bench.py --imports`).
 class Places:
     """The files of one repository's daemon."""
 

@@ -29,7 +29,7 @@ NO_BODY: Mapping[str, Any] = MappingProxyType({})  # an Ask's default body, neve
 
 
 # A NamedTuple, not a dataclass: importing dataclasses (and inspect with it) would cost
-# every hook process some 9 ms.
+# every hook process time (`bench.py --imports`).
 class Ask(NamedTuple):
     """What a hook event asks of the router: a route request, an orientation, or nothing
     (`skip` says why)."""

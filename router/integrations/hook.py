@@ -19,9 +19,10 @@ from router import __version__
 from router.base.errors import DaemonError
 from router.client import locate, wire
 
-# Not typing's: importing typing costs every hook process some 3 ms (mypy and ruff go by the
-# name). The fast path (a daemon answers) imports nothing else: no pathlib, socket, json, re,
-# threading or harness, each milliseconds of every prompt (`router.client.locate`).
+# Not typing's: importing typing costs every hook process time (`bench.py --imports`; mypy
+# and ruff go by the name). The fast path (a daemon answers) imports nothing else: no
+# pathlib, socket, json, re, threading or harness, each paid by every prompt
+# (`router.client.locate`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
