@@ -1,6 +1,6 @@
 # Shared by the kroute hook shims (sourced, not run). `kroute_socket` sets `found` to the
 # socket of the daemon that serves the repository around $CLAUDE_PROJECT_DIR or
-# $GEMINI_PROJECT_DIR (else the working directory), named as router/base/protocol.py names
+# $GEMINI_PROJECT_DIR (else the working directory), named as router/client/locate.py names
 # it (a test pins the two), found through the `<key>.root` file the daemon writes beside it.
 # It returns 1 when there is none (no daemon runs), or when
 # the socket or its directory is not the user's own (another user may have created them
@@ -34,7 +34,7 @@ kroute_socket() {
   root=$PWD
   cd "$here" 2>/dev/null
   if [ -n "${XDG_RUNTIME_DIR:-}" ]; then run="$XDG_RUNTIME_DIR/kroute"; else run="/tmp/kroute-$(id -u)"; fi
-  # as paths.places: a runtime dir too deep for a socket path falls back to /tmp
+  # as locate.socket_dir: a runtime dir too deep for a socket path falls back to /tmp
   [ "${#run}" -le 82 ] || run="/tmp/kroute-$(id -u)"
   # each daemon names its root and config beside its socket (<key>.root): reading them is
   # builtins only, where hashing the root in shell would spawn three processes

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from router.base import paths
-from router.core import harness
+from router.client import locate
+from router.harnesses import printed
 from router.logbook import opened, page, shadow
 from testing.paths import CHROMIUM, DEMO, FIXTURES, REPO
 from testing.process import kroute
@@ -74,7 +74,7 @@ def run(command: str, data: str, repo: Path) -> subprocess.CompletedProcess[str]
 
 
 def key(repo: Path) -> str:
-    return paths.key(repo, repo / "kroute.toml")
+    return locate.key(repo, repo / "kroute.toml")
 
 
 def reads(repo: Path) -> list[dict[str, Any]]:
@@ -95,7 +95,7 @@ def test_a_session_s_reads_are_joined_to_its_route_and_reported(repo: Path, tmp_
     prompt = run(
         installed(repo, "UserPromptSubmit"), payload("user_prompt_submit.json", repo), repo
     )
-    assert prompt.returncode == 0 and prompt.stdout.startswith(harness.HEADER)
+    assert prompt.returncode == 0 and prompt.stdout.startswith(printed.HEADER)
     assert OFFERED in prompt.stdout and UNPOINTED not in prompt.stdout
     for name in (
         "post_tool_use_read.json",

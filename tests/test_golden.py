@@ -27,8 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from router import __version__
-from router.serve import client
+from router import __version__, client
 from testing import golden
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import kroute, stop_daemons

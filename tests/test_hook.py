@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from router import __version__
-from router.base import protocol, wire
-from router.core import harness
+from router import __version__, client
+from router.client import presence
+from router.harnesses import printed
 from router.logbook import shadow
-from router.serve import client, launcher
+from router.serve import launcher
 from router.serve.server import BODY_CAP
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import heavy_imports, kroute
@@ -86,7 +86,7 @@ def test_prompt_gives_pointer_and_evidence_lines_through_the_daemon(daemon: Path
     )
     assert result.returncode == 0
     lines = result.stdout.decode().splitlines()
-    assert lines[0] == harness.HEADER
+    assert lines[0] == printed.HEADER
     pointer_lines = [i for i, line in enumerate(lines) if EM in line]
     assert pointer_lines
     for i in pointer_lines:
@@ -387,14 +387,14 @@ FAST_PATH_UNNEEDED = (
     "inspect",
     "typing",
     "subprocess",
-    "router.core.harness",
+    "router.harnesses",
     "hashlib",  # OpenSSL: the socket's name is hashed without it
     "pathlib",  # and the regular expressions it brings: paths are strings here
     "re",
     "socket",  # enum and selectors: `_socket` does
     "json",  # the payload goes to the daemon as it came
     "threading",  # `_thread` keeps the deadline
-    "router.serve.client",
+    "router.serve",
     "__future__",  # annotations the fast path's modules do not need at run time are quoted
 )
 # Only what the hook itself imports counts: an editable install's import finder brings
@@ -490,7 +490,7 @@ class Canned:
         self.thread.start()
         status = {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
         places.status.write_text(json.dumps({**status, "root": str(repo), "started_at": "x"}))
-        protocol.write_root(places, repo, repo / "kroute.toml")
+        presence.write_root(places, repo, repo / "kroute.toml")
 
     def serve(self) -> None:
         while not self.stop.is_set():
@@ -520,7 +520,7 @@ class Canned:
             conn.close()
         self.server.close()
         places = self.target.places
-        for leftover in (places.status, protocol.root_file(places)):
+        for leftover in (places.status, presence.root_file(places)):
             leftover.unlink(missing_ok=True)
 
 
@@ -585,7 +585,7 @@ def daemon_process(repo: Path) -> bool:
     """Return whether a daemon process of `repo` lives: serving, or spawned and starting."""
     t = target(repo)
     status = client.read_status(t) or {}
-    return wire.alive(int(status.get("pid", 0))) or bool(
+    return presence.alive(int(status.get("pid", 0))) or bool(
         t.places.runtime.is_dir() and launcher.starting(t)
     )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from router.core import harness
+from router.harnesses import printed
 from router.integrations import install
 from testing.paths import DEMO, FIXTURES
 from testing.process import kroute
@@ -156,7 +156,7 @@ def test_a_project_install_works_unchanged_in_another_checkout_with_another_bin_
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(harness.HEADER)
+    assert result.stdout.startswith(printed.HEADER)
     assert "rotate-webhook-signing-key.md" in result.stdout
 
 

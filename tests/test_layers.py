@@ -13,11 +13,13 @@ ROUTER = REPO / "router"
 # Lowest first: a package may import its own modules and those of the packages before it.
 LAYERS = (
     "base",
+    "client",
     "filters",
     "core",
     "catalog",
     "ranking",
     "route",
+    "harnesses",
     "meaning",
     "runtime",
     "evaluation",
@@ -29,29 +31,39 @@ LAYERS = (
 # What importing a module a hook process loads pulls in: the standard library and these only
 # (the hook's slow path imports the service when it runs, and only then).
 LIGHT = {
-    "router.serve.client": {
+    "router.client": {
         "router",
-        "router.base.paths",
-        "router.base.protocol",
         "router.base.errors",
-        "router.base.wire",
+        "router.client.locate",
+        "router.client.presence",
+        "router.client.trust",
+        "router.client.wire",
     },
     "router.serve.launcher": {
         "router",
-        "router.base.paths",
-        "router.base.protocol",
         "router.base.errors",
-        "router.base.wire",
-        "router.serve.client",
+        "router.client",
+        "router.client.locate",
+        "router.client.presence",
+        "router.client.trust",
+        "router.client.wire",
     },
-    # the fast path: the package's version and `wire`, nothing more (see test_hook)
-    "router.integrations.hook": {"router", "router.base.wire"},
-    "router.core.harness": {"router.core.shown", "router.core.text"},
+    # the fast path: the package's version, the client's locate, trust and wire (see test_hook)
+    "router.integrations.hook": {
+        "router",
+        "router.base.errors",
+        "router.client.locate",
+        "router.client.wire",
+    },
     "router.core.shown": set(),
     "router.core.text": set(),
-    "router.base.protocol": {"router.base.paths", "router.base.wire"},
-    "router.base.paths": {"router.base.errors", "router.base.wire"},
-    "router.base.wire": set(),
+    "router.client.locate": set(),
+    "router.client.trust": {"router.base.errors"},
+    "router.client.wire": {"router.client.trust"},
+    "router.client.presence": {"router.client.locate", "router.client.trust"},
+    "router.client.payload": set(),
+    "router.harnesses.events": {"router.client.payload", "router.core.text"},
+    "router.base.errors": set(),
 }
 
 

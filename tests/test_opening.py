@@ -7,14 +7,16 @@ from typing import Any
 
 import pytest
 
-from router.core import harness, opening
+from router.client.payload import decode
+from router.core import opening
+from router.harnesses import registry
 from testing.paths import FIXTURES
 
 PAYLOADS = FIXTURES / "hook_payloads"
 
 
 def payload(name: str) -> dict[str, Any]:
-    found = harness.decode((PAYLOADS / name).read_bytes().replace(b"REPO", b"/repo"))
+    found = decode((PAYLOADS / name).read_bytes().replace(b"REPO", b"/repo"))
     assert found is not None
     return found
 
@@ -68,9 +70,9 @@ def test_only_the_post_tool_events_are_answered_only_to_see_reads() -> None:
         "gemini", "AfterTool"
     )
     assert not opening.observes("claude", "PreToolUse")
-    # their endpoints are apart from the routing events of harness.EVENTS
+    # their endpoints are apart from the routing events of registry.EVENTS
     for name, events in opening.EVENTS.items():
-        assert not set(events) & set(harness.EVENTS[name])
+        assert not set(events) & set(registry.EVENTS[name])
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from router.base import wire
+from router import client
 from router.cli import shortcut
-from router.integrations import agents
-from router.serve import client
+from router.client import presence
+from router.harnesses import registry
+from router.integrations import install
 from testing.paths import DEMO, REPO
 from testing.process import kroute
 from testing.wait import eventually
@@ -122,7 +123,7 @@ def test_stop_stops_the_daemon_and_removes_its_files(daemon: Path) -> None:
     pid = json.loads(places.status.read_text())["pid"]
     stopped = kroute("stop", cwd=daemon)
     assert (stopped.returncode, stopped.stdout, stopped.stderr) == (0, "stopped\n", "")
-    assert not wire.alive(pid)
+    assert not presence.alive(pid)
     assert not places.socket.exists() and not places.status.exists()
     again = kroute("stop", cwd=daemon)  # none runs: the full command line says so
     assert again.returncode == 0 and again.stdout.startswith("not running: ")
@@ -180,8 +181,8 @@ def test_no_daemon_leaves_everything_to_click(repo: Path, monkeypatch: pytest.Mo
 def test_the_settings_files_are_those_of_the_harnesses(tmp_path: Path) -> None:
     root, home = tmp_path / "repo", tmp_path / "home"
     expected = set()
-    for harness in agents.HARNESSES.values():
-        for scope in agents.SCOPES:
+    for harness in registry.AGENTS.values():
+        for scope in install.SCOPES:
             if scope != "local" or harness.local_file is not None:
                 expected.add(harness.settings(scope, root, home))
     listed = set()
@@ -202,7 +203,12 @@ MAY_IMPORT = {
     "_socket",
     "router",
     "router.base",
-    "router.base.wire",
+    "router.base.errors",
+    "router.client",
+    "router.client.locate",
+    "router.client.presence",
+    "router.client.trust",
+    "router.client.wire",
     "router.cli",
     "router.cli.overview",
     "router.cli.shortcut",

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from router.base import paths
+from router import client
 from router.base.errors import ToolUnavailableError
 from router.catalog import config
+from router.client import locate
 from router.integrations import toolserver
 from router.logbook import shadow
-from router.serve import client, service
+from router.serve import service
 from testing.paths import DEMO
 from testing.process import kroute
 
@@ -43,7 +44,7 @@ def shadow_lines(repo: Path, expected: int) -> list[dict[str, Any]]:
     """Return the repository's shadow lines once there are `expected` of them (the daemon
     writes one just after it answers), or what there is after 10 s."""
     directory = shadow.log_dir(
-        Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
+        Path(os.environ["KROUTE_HOME"]), locate.key(repo, repo / "kroute.toml")
     )
     deadline = time.monotonic() + 10
     while True:

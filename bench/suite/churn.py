@@ -21,8 +21,9 @@ from pathlib import Path
 
 from bench.corpus import generate
 from bench.probe import percentile
+from router import client
 from router.catalog import config
-from router.serve import client, launcher
+from router.serve import launcher
 
 CHURN_SIZE = 2_000
 CHURN_ROUNDS = 5  # of the six moves of CHURN_MOVES: 30 steps

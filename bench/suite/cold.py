@@ -28,10 +28,10 @@ from typing import Any
 from bench.anchor.beside import ENGINE_MODULE, export_corpus
 from bench.paths import child_env
 from bench.probe import rss_mib
-from router import __version__
+from router import __version__, client
 from router.catalog import config
 from router.runtime import snapshot
-from router.serve import client, launcher, loader
+from router.serve import launcher, loader
 
 RSS_UP_TO = 10_000  # entries: past this a cold-loaded daemon takes minutes to start
 SHORT_TASKS = 300

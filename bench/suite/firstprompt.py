@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.paths import REPOSITORY
-from router.base import wire
-from router.core import harness
-from router.serve import client, launcher
+from router import client
+from router.client import presence
+from router.harnesses import printed
+from router.serve import launcher
 
 STARTER = REPOSITORY / "router" / "data" / "starter.toml"
 CLAUDE_TIMEOUT = 5.0  # seconds: what `kroute install claude` writes, and Claude Code enforces
@@ -107,7 +108,7 @@ def run_hook(
         out = ""
     return {
         "seconds": round(time.monotonic() - began, 3),
-        "pointers": harness.HEADER in out,
+        "pointers": printed.HEADER in out,
         "printed": bool(out.strip()),
     }
 
@@ -116,7 +117,7 @@ def daemon_lives(target: client.Target) -> bool:
     """Return whether a daemon process of the target lives: serving, or spawned and still
     starting."""
     status = client.read_status(target) or {}
-    if wire.alive(int(status.get("pid", 0))):
+    if presence.alive(int(status.get("pid", 0))):
         return True
     return target.places.runtime.is_dir() and bool(launcher.starting(target))
 

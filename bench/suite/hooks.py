@@ -17,9 +17,9 @@ from pathlib import Path
 from bench import install
 from bench.paths import DEMO, HOOKS, REPOSITORY
 from bench.probe import curl, percentile
-from router import __version__
+from router import __version__, client
 from router.catalog import config
-from router.serve import client, launcher
+from router.serve import launcher
 
 PROMPT = {
     "session_id": "bench",

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.probe import percentile, rss_mib
+from router import client
 from router.catalog import config
-from router.serve import client, launcher
+from router.serve import launcher
 
 MEANING_CONFIG = "kroute-meaning.toml"  # the bench catalog's config with meaning live
 MEANING_WAIT_S = 3600  # how long a daemon may take to embed a catalog from an empty cache

@@ -29,11 +29,11 @@ from bench.probe import (
     rss_mib,
 )
 from bench.suite.meaning import bench_meaning
-from router import __version__
+from router import __version__, client
 from router.catalog import config
 from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
-from router.serve import client, launcher, loader
+from router.serve import launcher, loader
 
 SLOW_COLD_LOAD_S = 60.0
 DAEMON_WAIT_S = 600

@@ -1,10 +1,8 @@
 """Typed exceptions, and the error document a failed request answers. The core raises these
 and never prints; the CLI turns them into `Error: <what happened>. <what to do>` with exit 1.
+
+Standard library only, and no `__future__` import: the hook imports it.
 """
-
-from __future__ import annotations
-
-from typing import Any
 
 
 class KrouteError(Exception):
@@ -93,7 +91,7 @@ class ShadowError(KrouteError):
     """The shadow log cannot be written or read, or a record or request is inconsistent."""
 
 
-def document(code: str, message: str) -> dict[str, Any]:
+def document(code: str, message: str) -> dict[str, dict[str, str]]:
     """Return the JSON document of a failed request (the daemon's and the in-process
     answer's one error shape): `{"error": {"code": ..., "message": ...}}`."""
     return {"error": {"code": code, "message": message}}
@@ -104,3 +102,7 @@ def message_of(answer: object) -> str:
     failure = answer.get("error") if isinstance(answer, dict) else None
     message = failure.get("message") if isinstance(failure, dict) else None
     return str(message) if message is not None else ""
+
+
+class InstallError(KrouteError):
+    """A settings file or hook cannot be merged safely."""

@@ -12,11 +12,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TypeVar
 
-from router.base import protocol
 from router.base.errors import ConfigError
 from router.catalog import taxonomy
+from router.client import locate
 
-FILE_NAME = protocol.CONFIG_NAME
+FILE_NAME = locate.CONFIG_NAME
 DEFAULT_ROOTS = (
     "docs",
     ".claude/skills",

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from router.base import paths
+from router import client
 from router.base.errors import DaemonError, KrouteError
 from router.catalog import config, diagnostic, stray
 from router.catalog.config import Config
@@ -30,11 +30,12 @@ from router.cli.group import (
     resolve_config,
     say,
 )
+from router.client import locate, trust
 from router.core import shown
 from router.filters import intent, relevance
 from router.runtime import intake, nearby
 from router.runtime.engine import Engine, strategy_defaults
-from router.serve import client, launcher, service
+from router.serve import launcher, service
 
 # -- commands ----------------------------------------------------------------------------------
 
@@ -149,7 +150,7 @@ def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -
 def _usable(state: Path) -> bool:
     """Return whether the state dir is (or can be made) a private directory of the user's."""
     try:
-        paths.private_dir(state)
+        trust.private_dir(state)
     except (DaemonError, OSError):
         return False
     return True
@@ -157,7 +158,7 @@ def _usable(state: Path) -> bool:
 
 def nearby_cache(env: Mapping[str, str]) -> Path:
     """Return where entry vectors are cached (the state dir's `meaning`)."""
-    return paths.state_dir(env) / "meaning"
+    return locate.state_dir(env) / "meaning"
 
 
 def neighbours_of(engine: Engine) -> nearby.Nearby:
@@ -180,7 +181,7 @@ def neighbours_of(engine: Engine) -> nearby.Nearby:
         engine.index.entries(),
         cfg.meaning_model,
         nearby_cache(os.environ),
-        paths.key(cfg.root, cfg.file),
+        locate.key(cfg.root, cfg.file),
         shown,
     )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from router import __version__
+from router import __version__, client
 from router.base.errors import DaemonError, KrouteError
 from router.cli import shortcut
 from router.cli.group import (
@@ -23,9 +23,11 @@ from router.cli.group import (
     main,
     resolve_config,
 )
-from router.integrations import agents, checkup, gitstage
+from router.harnesses import registry
+from router.harnesses.settings import Settings
+from router.integrations import checkup, gitstage
 from router.integrations import install as install_module
-from router.serve import client, foreground, launcher, service
+from router.serve import foreground, launcher, service
 
 # -- the daemon --------------------------------------------------------------------------------
 
@@ -137,7 +139,7 @@ def uninstall() -> None:
     """Take out exactly what `kroute install` put in (other hooks untouched)."""
 
 
-def _scope_options(harness: agents.Harness) -> Callable[[Callable[..., None]], Any]:
+def _scope_options(harness: Settings) -> Callable[[Callable[..., None]], Any]:
     """Return the decorator adding the --project/--local/--user options of a harness."""
     where = f"{harness.directory}/"
     options = [
@@ -186,7 +188,7 @@ def _root(scope: str) -> tuple[Path, Path | None]:
     return cfg.root, socket if scope == "local" else None
 
 
-def _add_harness(harness: agents.Harness) -> None:
+def _add_harness(harness: Settings) -> None:
     """Add `kroute install <harness>` and `kroute uninstall <harness>`."""
     events = ", ".join(event for event, _, _ in harness.events)
 
@@ -196,8 +198,10 @@ def _add_harness(harness: agents.Harness) -> None:
     @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
     def add(scope: str, shadow: bool, dry_run: bool) -> None:
         root, socket = _root(scope)
-        machine = agents.Machine(Path(sys.executable).with_name("kroute-hook"), __version__, socket)
-        plans = agents.plan_install(harness, scope, root, _home(), machine, shadow)
+        machine = install_module.Machine(
+            Path(sys.executable).with_name("kroute-hook"), __version__, socket
+        )
+        plans = install_module.plan_install(harness, scope, root, _home(), machine, shadow)
         _carry_out(plans, dry_run)
         if dry_run:
             return
@@ -207,8 +211,9 @@ def _add_harness(harness: agents.Harness) -> None:
         if scope == "project":
             click.echo(
                 f"the hooks name no path of this machine: they run the shims copied under "
-                f"{harness.directory}/{agents.SHIM_DIR}/ (commit them with the settings) and "
-                f"find {agents.HOOK_BIN_ON_PATH} on PATH and the daemon's socket themselves; "
+                f"{harness.directory}/{install_module.SHIM_DIR}/ (commit them with the settings) "
+                f"and find {install_module.HOOK_BIN_ON_PATH} on PATH and the daemon's socket "
+                "themselves; "
                 "every teammate needs kroute on PATH (pipx install / uv tool install)"
             )
         if harness.trust:  # without it the harness skips kroute without a word
@@ -219,10 +224,10 @@ def _add_harness(harness: agents.Harness) -> None:
     @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
     def remove(scope: str, dry_run: bool) -> None:
         root = Path.cwd() if scope == "user" else resolve_config(None, None).root
-        _carry_out(agents.plan_uninstall(harness, scope, root, _home()), dry_run)
+        _carry_out(install_module.plan_uninstall(harness, scope, root, _home()), dry_run)
 
 
-for _harness in agents.HARNESSES.values():
+for _harness in registry.AGENTS.values():
     _add_harness(_harness)
 
 

@@ -187,14 +187,14 @@ def _log_crash() -> Path | None:
     import datetime
     import traceback
 
-    from router.base import paths
+    from router.client import locate, trust
 
-    state = paths.state_dir(os.environ)
+    state = locate.state_dir(os.environ)
     log = state / "logs" / CRASH_LOG
     try:
-        paths.prepare(log.parent, state=state)  # the daemon's logs share it: 0700, checked
+        trust.prepare(log.parent, state=state)  # the daemon's logs share it: 0700, checked
         stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-        fd = paths.open_private(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fd = trust.open_private(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         with open(fd, "a", encoding="utf-8") as handle:
             handle.write(f"--- {stamp} kroute {__version__} {' '.join(sys.argv[1:])}\n")
             handle.write(traceback.format_exc())
@@ -238,9 +238,9 @@ def resolve_config(
     directory would index a home folder and answer nothing useful)."""
     from dataclasses import replace
 
-    from router.base import protocol
     from router.base.errors import ConfigError
     from router.catalog import config
+    from router.client import locate
 
     if config_file is None and os.environ.get("KROUTE_CONFIG"):
         config_file = Path(os.environ["KROUTE_CONFIG"])
@@ -254,7 +254,8 @@ def resolve_config(
     if config_file is not None:
         return config.load(config_file)
     here = Path.cwd().resolve()
-    found = protocol.find_config(here)
+    nearest = locate.find_config(here)
+    found = None if nearest is None else Path(nearest)
     if found is None and need_catalog and not config.present_roots(here):
         raise ConfigError(
             f"No {config.FILE_NAME} in {here} or any directory above it, and none of "

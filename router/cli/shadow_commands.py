@@ -10,7 +10,6 @@ from typing import Any
 
 import click
 
-from router.base import paths
 from router.base.errors import KrouteError
 from router.cli.group import (
     catalog_option,
@@ -21,6 +20,7 @@ from router.cli.group import (
     resolve_config,
     say,
 )
+from router.client import locate, trust
 from router.core import shown
 from router.logbook import follow, logfile, opened, page, review, shadow
 from router.runtime.engine import Engine
@@ -36,10 +36,10 @@ def shadow_group() -> None:
 
 def _log_dir(catalog_dir: Path | None, config_file: Path | None) -> Path:
     cfg = resolve_config(catalog_dir, config_file)
-    state = paths.state_dir(os.environ)
-    directory = shadow.log_dir(state, paths.key(cfg.root, cfg.file))
+    state = locate.state_dir(os.environ)
+    directory = shadow.log_dir(state, locate.key(cfg.root, cfg.file))
     if directory.exists():  # a log another user could have written is not read
-        paths.prepare(directory, state=state)
+        trust.prepare(directory, state=state)
     return directory
 
 
@@ -268,7 +268,7 @@ def shadow_report(
         f"kroute shadow log: {cfg.root.name}",
     )
     # it holds the logged prompts: private like the log
-    fd = paths.open_private(html_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    fd = trust.open_private(html_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(html)
     click.echo(f"wrote {html_file}")

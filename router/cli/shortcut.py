@@ -11,18 +11,17 @@ them). The request names the digest of the config file read here, so a daemon se
 another (the file edited since, or invalid and not taken up) refuses it (412) and click,
 which reads and checks the file, answers instead.
 
-Imports what the interpreter has loaded at start and `_json`, `_socket` and `wire` besides
-(no re, json, pathlib, socket or click: a test pins it), and `shown` to print a route.
+Imports what the interpreter has loaded at start and `_json`, `_socket` and `router.client`
+besides (no re, json, pathlib, socket or click: a test pins it), and `shown` to print a route.
 """
 
-import _socket
 import os
-import stat
 import sys
 import time
 
 from router import __version__
-from router.base import wire
+from router.base.errors import DaemonError
+from router.client import locate, presence, trust, wire
 
 # Not typing's, and no __future__: each costs every command some milliseconds (`wire`).
 TYPE_CHECKING = False
@@ -38,10 +37,9 @@ except ImportError:  # another interpreter: click answers
 TIMEOUT = 5.0  # seconds, as `launcher.ask` and `client.call` wait by default
 STOP_WAIT = 3.0  # seconds `launcher.stop` waits after each signal
 SIGTERM, SIGKILL = 15, 9  # POSIX's numbers (`signal` imports enum: milliseconds)
-PEERCRED_SIZE = 12  # struct ucred: pid, uid, gid (three ints)
 OK = 200
 # The settings files `kroute status` reads for installed hooks, per harness: its directory and
-# its project, local (None: none) and user file (`agents.HARNESSES`; a test pins them). Any
+# its project, local (None: none) and user file (`registry.AGENTS`; a test pins them). Any
 # that holds kroute's hook command (or a JSON escape that may spell one) is for click.
 HOOK_SETTINGS = (
     (".claude", "settings.json", "settings.local.json", "settings.json"),
@@ -60,10 +58,10 @@ class Daemon:
         self.root = root
         self.config_file = config_file
         self.digest = digest  # `config.Config.digest` of the file as read here
-        self.key = wire.key(root, config_file)
-        self.runtime = wire.socket_dir(env, os.getuid(), self.key)
-        self.socket = os.path.join(self.runtime, f"{self.key}.sock")
-        self.status = os.path.join(self.runtime, f"{self.key}.json")
+        self.key = locate.key(root, config_file)
+        self.runtime = locate.socket_dir(env, os.getuid(), self.key)
+        self.socket = os.path.join(self.runtime, self.key + locate.SOCKET_SUFFIX)
+        self.status = os.path.join(self.runtime, self.key + locate.STATUS_SUFFIX)
         self.pid = 0
 
 
@@ -87,7 +85,8 @@ def answered(args: "list[str]", env: "Mapping[str, str]") -> "int | None":
     try:
         daemon = _running(env)
         return None if daemon is None else command(daemon, env)
-    except (OSError, ValueError, KeyError, TypeError):  # anything amiss: click says what
+    # anything amiss, or not the user's own: click says what
+    except (OSError, ValueError, KeyError, TypeError, DaemonError):
         return None
 
 
@@ -99,57 +98,33 @@ def _writes_utf8() -> bool:
 
 def _running(env: "Mapping[str, str]") -> "Daemon | None":
     """Return the daemon of the kroute.toml found from the working directory when it runs
-    this version, its runtime dir and socket the user's own (as `client.state` checks);
-    None otherwise. Raises OSError or ValueError when something cannot be read."""
-    found = wire.find_config(os.path.realpath(os.getcwd()))
+    this version; None otherwise. Raises OSError or ValueError when something cannot be
+    read, DaemonError when the runtime dir or the socket is not the user's own."""
+    found = locate.find_config(os.path.realpath(os.getcwd()))
     if found is None:
         return None
     with open(found, "rb") as handle:
         raw = handle.read()
     root, config_file = os.path.realpath(os.path.dirname(found)), os.path.realpath(found)
-    daemon = Daemon(root, config_file, wire.digest(raw), env)
-    uid = os.geteuid()
-    if not (_own(daemon.runtime, uid, stat.S_ISDIR) and _own(daemon.socket, uid, stat.S_ISSOCK)):
-        return None
+    daemon = Daemon(root, config_file, locate.digest(raw), env)
+    trust.own_socket(daemon.socket)
     with open(daemon.status, encoding="utf-8") as handle:
-        status = _decode(handle.read())
-    if not isinstance(status, dict) or status.get("version") != __version__:
+        found_status = _decode(handle.read())
+    if not isinstance(found_status, dict) or found_status.get("version") != __version__:
         return None
-    daemon.pid = int(status.get("pid", 0))
+    daemon.pid = int(found_status.get("pid", 0))
     return daemon if daemon.pid > 0 else None
-
-
-def _own(path: str, uid: int, kind: "Callable[[int], bool]") -> bool:
-    """Return whether `path` is of `kind` and the user's own, with no permission for group or
-    other beyond what a runtime dir may grant (`paths.check_private`)."""
-    info = os.lstat(path)
-    loose = stat.S_IMODE(info.st_mode) & 0o077 & ~wire.READABLE_BITS
-    return kind(info.st_mode) and info.st_uid == uid and not loose
 
 
 def _ask(daemon: Daemon, method: str, path: str, body: bytes = b"") -> "tuple[int, bytes]":
     """Return the status and body of the daemon's answer to one request naming the config's
-    digest. Raises OSError when the process serving the socket is not the daemon the status
-    file names (nothing is sent then), TimeoutError when no answer came within TIMEOUT."""
+    digest. Raises DaemonError when the process serving the socket is not the daemon the
+    status file names (nothing is sent then), TimeoutError when no answer came within
+    TIMEOUT."""
     deadline = time.monotonic() + TIMEOUT
     target = f"{path}?{wire.CONFIG_QUERY}={daemon.digest}"
-    request = wire.request(method, target, body, __version__, "cli", wire.granted(TIMEOUT))
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        wire.connect(sock, daemon.socket, deadline)
-        peercred = getattr(_socket, "SO_PEERCRED", None)
-        if peercred is None:
-            raise OSError("no SO_PEERCRED: the peer cannot be told")
-        creds = sock.getsockopt(_socket.SOL_SOCKET, peercred, PEERCRED_SIZE)
-        pid = int.from_bytes(creds[0:4], sys.byteorder)
-        uid = int.from_bytes(creds[4:8], sys.byteorder)
-        if pid != daemon.pid or uid != os.geteuid():  # alive, ours, and the one that runs
-            raise OSError("the socket is not served by the daemon its status file names")
-        sock.sendall(request)
-        raw = wire.receive(sock, deadline)
-    finally:
-        sock.close()
-    return wire.reply(raw)
+    sent = wire.request(method, target, body, __version__, "cli", wire.granted(TIMEOUT))
+    return wire.exchange(daemon.socket, sent, deadline, daemon.pid)
 
 
 def _decode(text: str) -> "Any":
@@ -201,8 +176,8 @@ def _route(daemon: Daemon, task: str) -> "int | None":
     """`kroute route TASK`: the route's text, as `catalog_commands.route` prints it."""
     encoded = _json.encode_basestring_ascii(task)
     body = f'{{"task": {encoded}, "paths": []}}'.encode("ascii")  # json.dumps of the same
-    status, answer = _ask(daemon, "POST", "/v1/route", body)
-    if status != OK:
+    code, answer = _ask(daemon, "POST", "/v1/route", body)
+    if code != OK:
         return None
     document = _decode(answer.decode("utf-8"))
     from router.core import shown
@@ -254,8 +229,8 @@ def _status(daemon: Daemon, env: "Mapping[str, str]") -> "int | None":
     (their checks are click's)."""
     if _hooks_may_be_installed(daemon.root, env):
         return None
-    status, answer = _ask(daemon, "GET", "/v1/status")
-    if status != OK:
+    code, answer = _ask(daemon, "GET", "/v1/status")
+    if code != OK:
         return None
     report = _decode(answer.decode("utf-8"))
     text = said_running(report)
@@ -290,17 +265,17 @@ def _hooks_may_be_installed(root: str, env: "Mapping[str, str]") -> bool:
 def _stop(daemon: Daemon, env: "Mapping[str, str]") -> "int | None":
     """`kroute stop` of a running daemon that no other start is racing (`launcher.stop`): ask
     it to shut down, wait for it to exit (signalling it past STOP_WAIT), remove its files."""
-    suffix = ".starting"  # protocol.START_LOCK_SUFFIX: a daemon still starting is click's
+    suffix = presence.START_LOCK_SUFFIX  # a daemon still starting is click's
     if any(
         name.startswith(f"{daemon.key}.") and name.endswith(suffix)
         for name in os.listdir(daemon.runtime)
     ):
         return None
-    status, _ = _ask(daemon, "POST", "/v1/shutdown")
-    if status != OK:
+    code, _ = _ask(daemon, "POST", "/v1/shutdown")
+    if code != OK:
         return None
-    wire.halt(daemon.pid, (None, SIGTERM, SIGKILL), STOP_WAIT)
-    root_file = os.path.join(daemon.runtime, f"{daemon.key}.root")  # protocol.root_file
+    presence.halt(daemon.pid, (None, SIGTERM, SIGKILL), STOP_WAIT)
+    root_file = os.path.join(daemon.runtime, daemon.key + presence.ROOT_SUFFIX)
     for leftover in (daemon.status, daemon.socket, root_file):
         try:  # noqa: SIM105  (contextlib imports what this module is kept from)
             os.unlink(leftover)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from router.core.harness import member
+from router.client.payload import member
 from router.core.text import looks_like_path
 
 # The events kroute answers only to see what was opened: they print nothing, and their hook

@@ -15,10 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from router import client
 from router.base.errors import KrouteError
-from router.integrations import agents
+from router.harnesses import registry
+from router.harnesses.settings import Settings
+from router.integrations import install
 from router.integrations.install import MARKER, read_settings
-from router.serve import client
 
 # What the daemon's process imports before it listens: an interpreter that cannot import it
 # cannot start one (a hook installed without kroute's dependencies).
@@ -161,8 +163,8 @@ def installed(root: Path, home: Path) -> list[Installed]:
     """Return kroute's hooks found in every harness's settings files of every scope, for the
     repository at `root` (unreadable files are skipped: `kroute install` says what is wrong)."""
     found = []
-    for harness in agents.HARNESSES.values():
-        for scope in agents.SCOPES:
+    for harness in registry.AGENTS.values():
+        for scope in install.SCOPES:
             if scope == "local" and harness.local_file is None:
                 continue
             path = harness.settings(scope, root, home)
@@ -176,7 +178,7 @@ def installed(root: Path, home: Path) -> list[Installed]:
     return found
 
 
-def _commands(settings: Mapping[str, object], harness: agents.Harness) -> list[str]:
+def _commands(settings: Mapping[str, object], harness: Settings) -> list[str]:
     """Return kroute's hook commands in a harness's settings."""
     hooks = settings.get("hooks")
     out = []
@@ -191,14 +193,12 @@ def _commands(settings: Mapping[str, object], harness: agents.Harness) -> list[s
     return out
 
 
-def _parse(
-    harness: agents.Harness, scope: str, path: Path, commands: list[str], root: Path
-) -> Installed:
+def _parse(harness: Settings, scope: str, path: Path, commands: list[str], root: Path) -> Installed:
     """Return the installed hooks that `commands` (kroute's, in one settings file) run: a
     shim named through the project-dir variable, or relative to the repository (found from
     the working directory up), is read as the one in `root`."""
     project_word = (harness.project_dir or "").strip('"')
-    hook_bin = agents.HOOK_BIN_ON_PATH
+    hook_bin = install.HOOK_BIN_ON_PATH
     shims = []
     for command in commands:
         try:

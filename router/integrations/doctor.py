@@ -17,13 +17,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from router import __version__
-from router.base import protocol
+from router import __version__, client
 from router.base.errors import ConfigError, KrouteError
 from router.catalog import config, stray
-from router.integrations import agents, checkup, toolfile, trust
+from router.client import locate
+from router.harnesses import registry
+from router.integrations import checkup, install, toolfile, trust
 from router.integrations.checkup import Finding
-from router.serve import client
 
 CONSOLE = "kroute"  # what `.mcp.json` and a teammate's shell run
 PATH_FIX = "Install kroute on PATH: pipx install <kroute checkout> (or uv tool install)"
@@ -51,7 +51,8 @@ class Check:
 def examine(here: Path, home: Path, env: Mapping[str, str], hook_bin: Path) -> list[Check]:
     """Return every check of the repository around `here` (`hook_bin`: this kroute's
     `kroute-hook`, whose interpreter must be able to start a daemon)."""
-    found = protocol.find_config(here)
+    nearest = locate.find_config(here)
+    found = None if nearest is None else Path(nearest)
     console = _console(env)
     if found is None:
         return [
@@ -91,7 +92,7 @@ def _console(env: Mapping[str, str]) -> Check:
     outside this shell has (a virtualenv active here is not on it)."""
     path = checkup.harness_path(env)
     missing = [
-        name for name in (CONSOLE, agents.HOOK_BIN_ON_PATH) if not shutil.which(name, path=path)
+        name for name in (CONSOLE, install.HOOK_BIN_ON_PATH) if not shutil.which(name, path=path)
     ]
     if not missing:
         where = Path(shutil.which(CONSOLE, path=path) or CONSOLE).parent
@@ -154,7 +155,7 @@ def _hooks(
     and trusted where the harness records trust."""
     topic = f"{found.harness} hooks ({found.scope}, {found.settings})"
     # a kroute-hook missing from PATH is the PATH check's to say, once for every harness
-    unsaid = f"{agents.HOOK_BIN_ON_PATH} is not on PATH"
+    unsaid = f"{install.HOOK_BIN_ON_PATH} is not on PATH"
     ran = [f for f in checkup.check(found, target, env) if not f.problem.startswith(unsaid)]
     findings = [*ran, *_version(found, root, home)]
     if found.harness == "codex":
@@ -168,7 +169,7 @@ def _hooks(
 def _version(found: checkup.Installed, root: Path, home: Path) -> list[Finding]:
     """Return the finding of hooks another kroute version installed: what a fresh install
     would change (settings or copied shims), or a personal install naming another version."""
-    harness = agents.HARNESSES[found.harness]
+    harness = registry.AGENTS[found.harness]
     again = f"kroute install {found.harness} --{found.scope}"
     if found.scope != "project":
         stamp = _version_of(found.settings)
@@ -182,9 +183,9 @@ def _version(found: checkup.Installed, root: Path, home: Path) -> list[Finding]:
             ]
         return []
     shadow = "KROUTE_MODE=shadow" in found.settings.read_text(encoding="utf-8")
-    machine = agents.Machine(Path(agents.HOOK_BIN_ON_PATH), __version__)
+    machine = install.Machine(Path(install.HOOK_BIN_ON_PATH), __version__)
     try:
-        plans = agents.plan_install(harness, "project", root, home, machine, shadow)
+        plans = install.plan_install(harness, "project", root, home, machine, shadow)
     except KrouteError as error:
         return [Finding(str(error).rstrip("."), f"Fix it, then run {again}")]
     stale = [str(plan.path.relative_to(root)) for plan in plans if plan.changes]

@@ -10,23 +10,22 @@ not wait: it starts the daemon, which loads while the person types. A daemon tha
 hook prints nothing. Every failure prints nothing and exits 0: a hook never harms the agent.
 """
 
-import _socket
 import _thread
 import os
-import stat
 import sys
 import time
 
 from router import __version__
-from router.base import wire
+from router.base.errors import DaemonError
+from router.client import locate, wire
 
 # Not typing's: importing typing costs every hook process time (`bench.py --imports`; mypy
 # and ruff go by the name). The fast path (a daemon answers) imports nothing else: no
-# pathlib, socket, json, re, threading or harness, each paid by every prompt (`wire`).
+# pathlib, socket, json, re, threading or harness, each paid by every prompt
+# (`router.client.locate`).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Any
 
 DEADLINE = 1.0  # seconds a hook may take before it gives up, silently
 DEADLINE_ENV = "KROUTE_HOOK_DEADLINE"
@@ -47,12 +46,6 @@ POLL = 0.05  # seconds between two asks of a daemon that is starting or loading
 SPAWN_WAIT = 3.0
 MAX_SECONDS = 600.0  # the longest deadline or budget read: the harnesses' own longest default
 MIN_WAIT = 0.01  # seconds: a daemon found this late is still asked, briefly
-PEERCRED_SIZE = 12  # struct ucred: pid, uid, gid (three ints)
-
-
-class NotOurs(OSError):
-    """The socket, its directory or the process serving it is not the user's own: nothing
-    is sent there (the slow path's client says what is wrong)."""
 
 
 class Window:
@@ -140,14 +133,14 @@ def answer(
     # The payload is read only for its working directory, which CLAUDE_PROJECT_DIR overrides:
     # with it set, the fast path decodes no JSON.
     start = env.get("CLAUDE_PROJECT_DIR") or _cwd(raw) or os.getcwd()
-    found = wire.find_config(start)
+    found = locate.find_config(start)
     if found is None:
         return ""
     root, config_file = os.path.realpath(os.path.dirname(found)), os.path.realpath(found)
-    endpoint = f"/v1/hook/{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
+    endpoint = f"{wire.HOOK_PREFIX}{harness}/{event}?mode={env.get('KROUTE_MODE', 'live')}"
     try:
         status, body = ask(root, config_file, endpoint, raw, env, times.until)
-    except NotOurs:
+    except DaemonError:  # the socket or its serving process is not the user's own
         return _in_process(root, config_file, harness, event, raw, env)
     except TimeoutError:
         return ""  # it took the request and stops at the same deadline: asking again is more work
@@ -176,7 +169,7 @@ def _await(
         time.sleep(POLL)
         try:
             status, body = ask(root, config_file, endpoint, raw, env, until)
-        except (NotOurs, TimeoutError):
+        except (DaemonError, TimeoutError):
             return ""
         except (OSError, ValueError):
             continue  # not listening yet, or the daemon being replaced
@@ -193,37 +186,13 @@ def ask(
     """Return the status and body of the daemon's answer to POST `endpoint` with `raw`,
     once its socket and the process serving it are known to be the user's own.
 
-    Raises NotOurs (nothing sent) when they are not, TimeoutError when the daemon does not
-    answer by `until`, another OSError when none listens, ValueError for a reply that is not
-    HTTP."""
-    uid = os.geteuid()
-    name = wire.key(root, config_file)
-    directory = wire.socket_dir(env, uid, name)
-    address = os.path.join(directory, f"{name}.sock")
-    _own(os.lstat(directory), uid, stat.S_ISDIR, wire.READABLE_BITS)
-    _own(os.lstat(address), uid, stat.S_ISSOCK, 0o7777)
+    Raises DaemonError (nothing sent) when they are not, TimeoutError when the daemon does
+    not answer by `until`, another OSError when none listens, ValueError for a reply that is
+    not HTTP."""
+    address = locate.socket(root, config_file, env, os.geteuid())
     left = max(MIN_WAIT, until - time.monotonic())
-    request = wire.request("POST", endpoint, raw, __version__, "socket", wire.granted(left))
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    try:
-        wire.connect(sock, address, time.monotonic() + left)
-        peercred = getattr(_socket, "SO_PEERCRED", None)
-        if peercred is not None:
-            creds = sock.getsockopt(_socket.SOL_SOCKET, peercred, PEERCRED_SIZE)
-            if int.from_bytes(creds[4:8], sys.byteorder) != uid:
-                raise NotOurs("the daemon's socket is served by another user")
-        sock.sendall(request)
-        raw_reply = wire.receive(sock, until)
-    finally:
-        sock.close()
-    return wire.reply(raw_reply)
-
-
-def _own(info: os.stat_result, uid: int, kind: "Any", allowed: int) -> None:
-    """Raise NotOurs unless the file is of `kind`, owned by `uid`, with no permission for
-    group or other beyond `allowed`."""
-    if not kind(info.st_mode) or info.st_uid != uid or info.st_mode & 0o077 & ~allowed:
-        raise NotOurs("not the user's own")
+    sent = wire.request("POST", endpoint, raw, __version__, "socket", wire.granted(left))
+    return wire.exchange(address, sent, time.monotonic() + left)
 
 
 def _in_process(
@@ -236,12 +205,13 @@ def _in_process(
     the prompt would be logged where another user reads it."""
     from pathlib import Path
 
-    from router.base import paths
-    from router.serve import client, service
+    from router import client
+    from router.client import trust
+    from router.serve import service
 
     target = client.target(Path(root), Path(config_file), env)
     state = target.places.state
-    paths.prepare(state, state=state)
+    trust.prepare(state, state=state)
     return service.hook_in_process(target.root, target.config_file, harness, event, raw, env)
 
 
@@ -253,8 +223,9 @@ def wake(root: str, config_file: str, env: "Mapping[str, str]") -> bool:
     leaves."""
     from pathlib import Path
 
+    from router import client
     from router.base.errors import KrouteError
-    from router.serve import client, launcher
+    from router.serve import launcher
 
     target = client.target(Path(root), Path(config_file), env)
     try:
@@ -280,9 +251,9 @@ def _seconds(env: "Mapping[str, str]", name: str, default: float) -> float:
 
 
 def _cwd(raw: bytes) -> str | None:
-    """Return the working directory the hook's payload names (see `harness.decode`), or
+    """Return the working directory the hook's payload names (see `router.client.payload`), or
     None."""
-    from router.core.harness import decode, member
+    from router.client.payload import decode, member
 
     payload = decode(raw)
     value = member(payload, "cwd") if payload else None

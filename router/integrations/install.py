@@ -1,6 +1,14 @@
 """`kroute install` and `kroute uninstall`: the files behind the hooks, planned first (a dry
 run prints the diff), then written, merging with what is there and never clobbering it.
-The harness specifics (which settings file, which events) live in agents.py."""
+The harness specifics (which settings file, which events) are each harness's `SETTINGS`
+(`router.harnesses`).
+
+A project install is shared through the repository, so it names nothing of this machine:
+the shims are copied under the harness's own directory (`.claude/hooks/kroute/`, found
+through the project-dir variable the harness sets) and find `kroute-hook` on PATH and the
+daemon's socket themselves (hooks/lib.sh). A local or user install is personal: it names
+this interpreter's `kroute-hook` and the shipped shims by absolute path (a version-manager
+shim on PATH costs tens of milliseconds), and a local one the daemon's socket too."""
 
 from __future__ import annotations
 
@@ -14,16 +22,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from router.base.errors import KrouteError
+from router.base.errors import InstallError
+from router.harnesses.settings import Settings
 
 MARKER = "KROUTE_HOOK_BIN="  # every hook command kroute writes starts with it
 GIT_MARKER = "# git pre-commit (kroute)"
 SHIM_COMMON = ("run", "lib.sh")  # what every harness shim execs or sources
 EXECUTABLE = 0o755
-
-
-class InstallError(KrouteError):
-    """A settings file or hook cannot be merged safely."""
+HOOK_BIN_ON_PATH = "kroute-hook"  # what a project install runs: whatever PATH finds
+BUDGET_ENV = "KROUTE_HOOK_BUDGET"  # read by `kroute-hook` (router.integrations.hook)
+SHIM_DIR = Path("hooks") / "kroute"  # under the harness directory, for a project install
+SCOPES = ("project", "local", "user")
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,3 +259,72 @@ def plan_git_uninstall(repo: Path) -> Plan:
         return Plan(target, before, before)
     local = directory / "pre-commit.local"
     return Plan(target, before, None, moves=((local, target),) if local.exists() else ())
+
+
+@dataclass(frozen=True, slots=True)
+class Machine:
+    """What a personal (local or user) install names by absolute path."""
+
+    hook_bin: Path
+    version: str
+    socket: Path | None = None  # local scope only: the daemon of this repository
+
+
+def plan_install(
+    harness: Settings, scope: str, root: Path, home: Path, machine: Machine, shadow: bool
+) -> list[Plan]:
+    """Return the plans installing a harness's hooks in a scope: the settings file merged
+    (other hooks untouched) and, for a project install, the shims copied into the
+    repository. Raises InstallError for a settings file that cannot be merged safely."""
+    path = harness.settings(scope, root, home)
+    before, settings = read_settings(path)
+    mode = {"KROUTE_MODE": "shadow"} if shadow else {}
+    commands = {}
+    for event, matcher, shim in harness.events:
+        # the budget of the timeout the entry will have: one kept from an earlier install
+        budget = {BUDGET_ENV: f"{harness.budget(kroute_timeout(settings, event)):g}"}
+        if scope == "project":
+            env = {MARKER[:-1]: HOOK_BIN_ON_PATH, **budget, **mode}
+            word = harness.project_shim(_shim_dir(harness) / harness.name / shim)
+        else:
+            env = {
+                MARKER[:-1]: str(machine.hook_bin),
+                "KROUTE_VERSION": machine.version,
+                **budget,
+            }
+            if scope == "local" and machine.socket is not None:
+                env["KROUTE_SOCKET"] = str(machine.socket)
+            env.update(mode)
+            word = shlex.quote(str(hooks_dir() / harness.name / shim))
+        commands[event] = (matcher, command(env, word))
+    merge_hooks(settings, commands, harness.timeout)
+    plans = [Plan(path, before, dump(settings))]
+    if scope == "project":
+        shims = [shim for _, _, shim in harness.events]
+        plans += plan_shims(root / _shim_dir(harness), harness.name, shims, root, remove=False)
+    return plans
+
+
+def plan_uninstall(harness: Settings, scope: str, root: Path, home: Path) -> list[Plan]:
+    """Return the plans taking out exactly what `plan_install` put in: kroute's entries (a
+    settings file left empty is removed, as install created it) and a project's shims.
+    Raises InstallError for a settings file that cannot be read safely."""
+    path = harness.settings(scope, root, home)
+    before, settings = read_settings(path)
+    untouched = dump(settings)
+    unmerge_hooks(settings, [event for event, _, _ in harness.events])
+    after: str | None = dump(settings) if settings else None
+    if dump(settings) == untouched:  # nothing of kroute's there: the file stays as it is
+        after = before
+    stop = root if scope != "user" else home
+    plans = [Plan(path, before, after, stop=stop)]
+    if scope == "project":
+        shims = [shim for _, _, shim in harness.events]
+        copies = plan_shims(root / _shim_dir(harness), harness.name, shims, root, remove=True)
+        plans += [plan for plan in copies if plan.before is not None]
+    return plans
+
+
+def _shim_dir(harness: Settings) -> Path:
+    """Return where a project install copies the shims, relative to the repository."""
+    return Path(harness.directory) / SHIM_DIR

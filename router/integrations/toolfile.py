@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from router.integrations.install import InstallError, Plan
+from router.base.errors import InstallError
+from router.integrations.install import Plan
 
 MCP_FILE = ".mcp.json"
 SERVERS_KEY = "mcpServers"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from router import __version__
+from router import __version__, client
 from router.base.errors import (
     DaemonError,
     ExtraMissingError,
@@ -35,7 +35,7 @@ from router.base.errors import (
 )
 from router.catalog.config import Config
 from router.core import shown
-from router.serve import client, launcher
+from router.serve import launcher
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server

@@ -16,8 +16,8 @@ from typing import Any
 
 import orjson
 
-from router.base import paths
 from router.base.errors import ShadowError
+from router.client import trust
 
 # One day's log stops growing at this size (about 20,000 routes with their texts): a runaway
 # client cannot fill the disk. Lines past it are dropped, counted beside the log
@@ -33,7 +33,7 @@ def append(
     descriptor held under an exclusive flock, so concurrent writers never interleave.
     The file lies under the state dir `state` (default: in `<state>/shadow/<repo>/`, as
     `shadow.log_path` names it): the directories from there down are made 0700 where missing
-    and checked to be the user's alone (`paths.prepare`), and the file is opened without
+    and checked to be the user's alone (`trust.prepare`), and the file is opened without
     following a symlink, created 0600. Returns False when the file already
     holds `limit` bytes: the line is dropped and counted (`dropped`) instead.
 
@@ -44,8 +44,8 @@ def append(
     except orjson.JSONEncodeError as exc:
         raise ShadowError(f"a shadow record cannot be written as JSON: {exc}", "") from exc
     try:
-        paths.prepare(path.parent, state=state or path.parents[2])
-        fd = paths.open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        trust.prepare(path.parent, state=state or path.parents[2])
+        fd = trust.open_private(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
     except OSError as exc:
         raise _unwritable(path, exc) from exc
     try:
@@ -73,7 +73,7 @@ def _count_dropped(path: Path) -> None:
     # Read and rewritten in place, never truncated: a count only grows, so its digits never
     # get fewer, and truncating a file costs the file system milliseconds (every route a
     # daemon answers once its day's log is full comes here).
-    fd = paths.open_private(path.with_suffix(DROPPED_SUFFIX), os.O_RDWR | os.O_CREAT)
+    fd = trust.open_private(path.with_suffix(DROPPED_SUFFIX), os.O_RDWR | os.O_CREAT)
     try:
         try:
             count = int(os.pread(fd, 32, 0).decode("ascii").strip() or 0)

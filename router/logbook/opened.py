@@ -22,10 +22,10 @@ from typing import Any
 
 import orjson
 
-from router.base import paths
 from router.base.errors import ShadowError
 from router.catalog import pattern
 from router.catalog.entry import Entry
+from router.client import trust
 from router.logbook import shadow
 from router.logbook.shadow import Record
 from router.ranking.index import Index
@@ -170,7 +170,7 @@ def session_routes(directory: Path, session: str, days: Iterable[str]) -> Iterat
     for day in sorted(days):
         path = directory / f"{day}{shadow.LOG_SUFFIX}"
         try:
-            fd = paths.open_private(path, os.O_RDONLY)
+            fd = trust.open_private(path, os.O_RDONLY)
         except OSError:  # no log that day, or not ours (StateError is an OSError too)
             continue
         try:

@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from router.base import paths
 from router.base.errors import KrouteError
+from router.client import locate
 from router.core.opening import Opened
 from router.logbook import logfile, opened, shadow
 from router.runtime.engine import Engine
@@ -174,7 +174,7 @@ def warn(message: str) -> None:
 def for_engine(engine: Engine, env: Mapping[str, str]) -> Recorder:
     """Return the recorder of an engine's repository, in the state dir the env names."""
     cfg = engine.config
-    return Recorder(paths.state_dir(env), paths.key(cfg.root, cfg.file))
+    return Recorder(locate.state_dir(env), locate.key(cfg.root, cfg.file))
 
 
 MODES = ("live", "shadow", "off")  # each later one does less

@@ -25,8 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from router.base import paths
 from router.base.errors import ModelUnavailableError
+from router.client import trust
 
 if TYPE_CHECKING:
     import numpy as np
@@ -184,7 +184,7 @@ def _quantize(source: Path, target: Path) -> bool:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError:
         return False
-    paths.private_dir(target.parent)
+    trust.private_dir(target.parent)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
         with tempfile.TemporaryDirectory(dir=target.parent) as scratch:

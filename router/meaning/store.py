@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from router.base import paths
+from router.client import trust
 
 if TYPE_CHECKING:
     import numpy as np
@@ -108,10 +108,10 @@ class Vectors:
             digests=np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(-1, DIGEST_BYTES),
             vectors=matrix.astype(np.float32),
         )
-        paths.private_dir(self.path.parent)
+        trust.private_dir(self.path.parent)
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
         try:
-            fd = paths.open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            fd = trust.open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
             with os.fdopen(fd, "wb") as out:
                 out.write(buffer.getvalue())
             os.replace(temporary, self.path)

@@ -1,9 +1,11 @@
 """The forms a route is shown in (DESIGN 7): the JSON document, the text report hooks
-inject, and seed 1's explain record."""
+inject (and that report fitted to the room a harness gives it), and seed 1's explain
+record."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from router.catalog.entry import Entry
@@ -14,6 +16,15 @@ from router.route.pointer import Pointer
 
 SCHEMA = "kroute.route/1"
 POINTER_INDENT = "  "
+CUT_NOTE = POINTER_INDENT + "(more pointers cut to keep this short)"
+ELLIPSIS = "\u2026"
+# Room for each part of a line once a report is too long to print whole. Long summaries are
+# shortened before any pointer is dropped: a shortened pointer still leads to its document.
+HEAD_ROOM = 200  # a pointer line's path and title
+SUMMARY_ROOM = 300  # a pointer line's summary
+MARKS_ROOM = 120  # its `[unreviewed: …]` and `[superseded by …]` markers, kept after it
+LINE_ROOM = 400  # any other line: an evidence line, an orientation line
+_MARKS = re.compile(r"(?: \[(?:unreviewed: |superseded by )[^\]]*\])+\Z")
 CLAIM_CEILING = (
     "A lexical, field-weighted ranking of catalog metadata (structured routing fields over "
     "free text): not embedding search, and no claim that a row answers the problem."
@@ -199,3 +210,85 @@ def explain(
         "claim_ceiling": CLAIM_CEILING,
         "anti_claims": list(ANTI_CLAIMS),
     }
+
+
+# -- fitting a report to the room a harness gives it -------------------------------------------
+
+
+def fit(text: str, room: int, cost: Callable[[str], int]) -> str:
+    """Return a text report (or an orientation) that takes at most `room` as `cost` measures
+    it, read as `text_report` lays it out.
+
+    Every line is flattened again, its indent kept, so that nothing but a pointer line
+    carries an em dash. Text that fits is returned whole. Otherwise every long line is
+    shortened, and if that is not enough, whole units are kept from the start (a pointer line
+    with its evidence line, or any other line) and the rest is replaced by CUT_NOTE."""
+    units = _units([_clean(line) for line in text.split("\n")])
+    whole = "\n".join("\n".join(unit) for unit in units)
+    if cost(whole) <= room:
+        return whole
+    blocks = ["\n".join(_shorten_line(line) for line in unit) for unit in units]
+    whole = "\n".join(blocks)
+    if cost(whole) <= room:
+        return whole
+    kept: list[str] = []
+    used = cost(CUT_NOTE)
+    for block in blocks:
+        used += cost(block) + cost("\n")
+        if used > room:
+            break
+        kept.append(block)
+    return "\n".join([*kept, CUT_NOTE])
+
+
+def _clean(line: str) -> str:
+    """Return one report line flattened: a line holding an em dash is a pointer line (its
+    first em dash the separator, any other a plain dash); any other keeps its indent."""
+    if EM_DASH in line:
+        head, _, tail = line.partition(EM_DASH)
+        return POINTER_INDENT + f"{flat(head)} {EM_DASH} {flat(tail)}".strip()
+    body = flat(line)
+    return line[: len(line) - len(line.lstrip(" "))] + body if body else ""
+
+
+def _units(lines: list[str]) -> list[tuple[str, ...]]:
+    """Return clean lines grouped into what may be cut: a pointer line with the evidence line
+    under it, or any other line alone. A pointer line with no evidence line is dropped."""
+    units: list[tuple[str, ...]] = []
+    pointer: str | None = None
+    for line in lines:
+        if pointer is not None and line.startswith(EVIDENCE_INDENT) and EM_DASH not in line:
+            units.append((pointer, line))
+            pointer = None
+            continue
+        pointer = None
+        if EM_DASH in line:
+            pointer = line
+        else:
+            units.append((line,))
+    return units
+
+
+def _shorten_line(line: str) -> str:
+    """Return a clean line with each long part shortened: a pointer line's path and title,
+    its summary and its markers apart (the em dash and the markers stay); any other line
+    as a whole."""
+    if EM_DASH not in line:
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        return indent + shorten(line[len(indent) :], LINE_ROOM)
+    head, _, tail = line.partition(EM_DASH)
+    marks = _MARKS.search(tail)
+    start = marks.start() if marks else len(tail)
+    summary = shorten(tail[:start].strip(), SUMMARY_ROOM)
+    shown = f"{shorten(head.strip(), HEAD_ROOM)} {EM_DASH} {summary}".strip()
+    return POINTER_INDENT + shown + shorten(tail[start:], MARKS_ROOM)
+
+
+def shorten(text: str, room: int, *, keep_end: bool = False) -> str:
+    """Return `text`, or when it is longer than `room` characters its start (its end when
+    `keep_end`) with an ellipsis where the rest was, `room` characters in all."""
+    if len(text) <= room:
+        return text
+    if keep_end:
+        return ELLIPSIS + text[len(text) - room + 1 :]
+    return text[: room - 1] + ELLIPSIS

@@ -9,7 +9,7 @@ in but mapped: a restored index reads them from the page cache in place, so a re
 not wait for them to be copied in (`posting.Posting.own` copies one out on its first change).
 The file is never written in place (a new one is renamed over it), so a mapping stays valid
 while a daemon lives. It lives in the user's private state dir
-(`paths.check_private` refuses one that is not), which is what makes unpickling it safe: no
+(`trust.check_private` refuses one that is not), which is what makes unpickling it safe: no
 one else can write there. Any doubt (another version, another configuration, a truncated
 file) means a cold load, never a wrong index.
 
@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from router.base import paths
 from router.base.errors import StateError
 from router.catalog import reader
 from router.catalog.config import Config
 from router.catalog.diagnostic import Diagnostic, FileResult
 from router.catalog.entry import Entry, Note, Routing, Section
 from router.catalog.reader import Catalog
+from router.client import trust
 from router.ranking.index import Index
 from router.ranking.posting import Posting
 from router.runtime import census
@@ -245,7 +245,7 @@ def save(engine: Engine, path: Path, began_ns: int) -> int:
     half-written)."""
     temporary = path.with_name(f"{path.name}.{os.getpid()}.partial")
     try:
-        fd = paths.open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        fd = trust.open_private(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         with os.fdopen(fd, "wb") as out:
             header = _header(engine.config, engine.version, began_ns, len(engine.catalog.files))
             pickle.dump(header, out, protocol=5)
@@ -298,7 +298,7 @@ def restore(
     Raises UnusableError when the snapshot was written by another engine version, Python or
     format, under another configuration, or cannot be read whole."""
     try:
-        source = os.fdopen(paths.open_private(path, os.O_RDONLY), "rb")
+        source = os.fdopen(trust.open_private(path, os.O_RDONLY), "rb")
     except FileNotFoundError:
         return None
     except OSError as error:
@@ -366,5 +366,5 @@ def _body(source: Any) -> tuple[Any, Any]:
 
 
 def path_of(state: Path, key: str) -> Path:
-    """Return where the snapshot of the catalog with this key (`paths.key`) lives."""
+    """Return where the snapshot of the catalog with this key (`locate.key`) lives."""
     return state / "snapshots" / f"{key}.pickle"

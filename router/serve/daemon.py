@@ -22,9 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 from router import __version__
-from router.base import errors, paths
+from router.base import errors
 from router.catalog import diagnostic, reader
 from router.catalog.config import Config
+from router.client import locate
 from router.logbook.recorder import Recorder
 from router.runtime import snapshot
 from router.runtime.engine import Engine
@@ -66,7 +67,7 @@ class Daemon(Updating):
     def __init__(
         self,
         config: Config,
-        places: paths.Places,
+        places: locate.Places,
         *,
         version: str = __version__,
         load: Callable[[Config, str], Engine] = Engine.load,

@@ -15,9 +15,9 @@ import traceback
 from collections.abc import Mapping
 
 from router import __version__
-from router.base import paths, protocol
 from router.base.errors import ConfigError, DaemonError
 from router.catalog.config import Config
+from router.client import locate, presence, trust
 from router.serve import loader, server, watch
 from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Daemon
 from router.serve.update import timestamp
@@ -48,25 +48,26 @@ def serve(
     finally:
         # Whether it served or failed to start, it is no longer starting: `stop` (which
         # signals the pid a start lock names) must not find its lock.
-        launcher.drop_start_lock(protocol.places_of(config.root, config.file, env))
+        launcher.drop_start_lock(locate.places(config.root, config.file, env))
 
 
 def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: watch.Changes) -> int:
     """Run the daemon in the foreground: see `serve`. Returns the exit status."""
-    from router.serve import client, launcher
+    from router import client
+    from router.serve import launcher
 
     idle_seconds = _idle_override(env)
     snapshot_after = _seconds(env, SNAPSHOT_ENV, loader.SNAPSHOT_AFTER_SECONDS)
 
     t = client.target(config.root, config.file, env)
     places = t.places
-    paths.prepare(places.state, state=places.state)  # its logs, snapshots and prompts
-    paths.private_dir(places.runtime)
+    trust.prepare(places.state, state=places.state)  # its logs, snapshots and prompts
+    trust.private_dir(places.runtime)
     # Held until this process exits: of daemons spawned at once, the one that holds it
     # serves, and none cleans up after another that is still starting.
     if launcher.hold_serving(places) is None:
         raise DaemonError(
-            f"already running or starting: another daemon holds {protocol.serving_lock(places)}",
+            f"already running or starting: another daemon holds {presence.serving_lock(places)}",
             "Stop it first: kroute stop",
         )
     current, sentence = client.state(t, version)
@@ -111,7 +112,7 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
         os.umask(old_umask)
     os.chmod(places.socket, 0o600)
     _write_status(places, config, version, running.started_at)
-    protocol.write_root(places, config.root, config.file)
+    presence.write_root(places, config.root, config.file)
     launcher.drop_start_lock(places)  # started: from now on `stop` finds it by its status file
     print(
         f"{running.started_at} serving {config.root} on {places.socket}, loading the catalog",
@@ -173,8 +174,8 @@ def _seconds(env: Mapping[str, str], name: str, default: float, zero: str = "") 
     return seconds
 
 
-def _write_status(places: paths.Places, config: Config, version: str, started_at: str) -> None:
-    protocol.write_status(
+def _write_status(places: locate.Places, config: Config, version: str, started_at: str) -> None:
+    presence.write_status(
         places.status,
         {
             "pid": os.getpid(),

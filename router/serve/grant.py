@@ -1,7 +1,7 @@
 """A request's deadline, as the daemon reads it: the time its client grants it and whether
 the client is still there.
 
-A client sends the seconds it will wait in `protocol.TIMEOUT_HEADER`; the server reads them
+A client sends the seconds it will wait in `wire.TIMEOUT_HEADER`; the server reads them
 against this process's clock when the request arrives, makes a `Watch` of them and of the
 connection, and holds it as the `current` stop while the request is answered (the daemon's
 dispatch carries no more than the request itself). The routing endpoints hand it to the

@@ -16,11 +16,10 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from router import __version__
-from router.base import errors, paths, protocol, wire
+from router import __version__, client
+from router.base import errors
 from router.base.errors import DaemonError, OutrunError, RequestError
-from router.serve import client
-from router.serve.client import Target
+from router.client import Target, locate, presence, trust
 
 # Not typing's: importing typing costs every hook process time (`bench.py --imports`; mypy
 # and ruff go by the name).
@@ -47,13 +46,13 @@ def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     the log file in the state dir."""
     import subprocess
 
-    paths.prepare(t.places.log.parent, state=t.places.state)
-    paths.private_dir(t.places.runtime)
+    trust.prepare(t.places.log.parent, state=t.places.state)
+    trust.private_dir(t.places.runtime)
     command = [sys.executable, "-m", *DAEMON_ARGS, "--catalog", str(t.root)]
     if t.config_file is not None:
         command += ["--config", str(t.config_file)]
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
-    with os.fdopen(paths.open_private(t.places.log, flags), "ab") as log:
+    with os.fdopen(trust.open_private(t.places.log, flags), "ab") as log:
         child = subprocess.Popen(
             command,
             stdin=subprocess.DEVNULL,
@@ -69,19 +68,19 @@ def spawn(t: Target, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     return child
 
 
-def _write_start_lock(places: paths.Places, pid: int) -> None:
-    """Create the start lock of daemon `pid` (see `protocol.start_lock`), mode 0600."""
-    lock = protocol.start_lock(places, pid)
+def _write_start_lock(places: locate.Places, pid: int) -> None:
+    """Create the start lock of daemon `pid` (see `presence.start_lock`), mode 0600."""
+    lock = presence.start_lock(places, pid)
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
     with os.fdopen(os.open(lock, flags, LOCK_MODE), "w", encoding="utf-8") as out:
         out.write(f"{pid}\n")
 
 
-def drop_start_lock(places: paths.Places, pid: int | None = None) -> None:
+def drop_start_lock(places: locate.Places, pid: int | None = None) -> None:
     """Remove the start lock of daemon `pid` (default: this process), if there is one: the
     daemon calls it once its status file is written, and when it exits."""
     with contextlib.suppress(FileNotFoundError):
-        protocol.start_lock(places, os.getpid() if pid is None else pid).unlink()
+        presence.start_lock(places, os.getpid() if pid is None else pid).unlink()
 
 
 def starting(t: Target) -> list[int]:
@@ -91,12 +90,12 @@ def starting(t: Target) -> list[int]:
     Raises DaemonError when the runtime dir is not the user's own (see `client.check_runtime`)."""
     client.check_runtime(t)
     pids = []
-    for lock in protocol.start_locks(t.places):
+    for lock in presence.start_locks(t.places):
         try:
             pid = int(lock.read_text(encoding="utf-8").strip())
         except (OSError, ValueError):
             pid = 0
-        if wire.alive(pid) and _serves_soon(pid, t.root):
+        if presence.alive(pid) and _serves_soon(pid, t.root):
             pids.append(pid)
         else:
             with contextlib.suppress(FileNotFoundError):
@@ -109,9 +108,9 @@ def _serves_soon(pid: int, root: Path) -> bool:
     the daemon: between its fork and its exec, /proc shows the spawner's command line."""
     deadline = time.monotonic() + EXEC_WAIT
     while not _serves(pid, root):
-        if time.monotonic() >= deadline or not wire.alive(pid):
+        if time.monotonic() >= deadline or not presence.alive(pid):
             return False
-        time.sleep(client.POLL)
+        time.sleep(presence.POLL)
     return True
 
 
@@ -119,10 +118,10 @@ def _serves(pid: int, root: Path) -> bool:
     """Return whether process `pid` is a kroute daemon of `root`, as far as /proc tells (True
     without /proc: the lock's owner and mode are all there is to go on). A reused pid must
     not be signalled."""
-    if not client.PROC.is_dir():
+    if not os.path.isdir(presence.PROC):
         return True
     try:
-        raw = (client.PROC / str(pid) / "cmdline").read_bytes()
+        raw = Path(presence.PROC, str(pid), "cmdline").read_bytes()
     except OSError:
         return False
     args = raw.decode("utf-8", errors="replace").split("\0")
@@ -167,15 +166,15 @@ def start(t: Target, env: Mapping[str, str], *, wait: float = START_WAIT) -> int
     while time.monotonic() < deadline:
         if child.poll() is not None:
             raise _stood_down(t, deadline) or _exited(t, child.returncode)
-        status = client.read_status(t)
-        if status and status.get("pid") == child.pid and t.places.socket.exists():
+        found = client.read_status(t)
+        if found and found.get("pid") == child.pid and t.places.socket.exists():
             ready(t, deadline - time.monotonic())
             if client.state(t)[0] != "running":  # it wrote its status, then died
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     child.wait(STOP_WAIT)
                 raise _exited(t, child.returncode)
             return child.pid
-        time.sleep(client.POLL)
+        time.sleep(presence.POLL)
     raise DaemonError(
         f"the daemon did not come up within {wait:g} s", f"See its log: {t.places.log}"
     )
@@ -187,7 +186,7 @@ def _stood_down(t: Target, deadline: float) -> OutrunError | None:
     if not serving_held(t.places):
         return None
     while time.monotonic() < deadline and client.state(t)[0] != "running":
-        time.sleep(client.POLL)
+        time.sleep(presence.POLL)
     current, sentence = client.state(t)
     if current == "running":
         return OutrunError(f"already running: {sentence}")
@@ -219,15 +218,15 @@ def _exited(t: Target, status: int | None) -> DaemonError:
     return DaemonError(f"the daemon {how}{reason}", f"See its log: {log}")
 
 
-def hold_serving(places: paths.Places) -> int | None:
-    """Take the serving lock of `places` for this process (see `protocol.serving_lock`).
+def hold_serving(places: locate.Places) -> int | None:
+    """Take the serving lock of `places` for this process (see `presence.serving_lock`).
     Returns its descriptor, to keep open while the daemon lives (its exit, even by a kill,
     releases it), or None when another process holds it. Raises OSError when the lock file
     cannot be opened."""
     import fcntl
 
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(protocol.serving_lock(places), flags, LOCK_MODE)
+    fd = os.open(presence.serving_lock(places), flags, LOCK_MODE)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -236,7 +235,7 @@ def hold_serving(places: paths.Places) -> int | None:
     return fd
 
 
-def serving_held(places: paths.Places) -> bool:
+def serving_held(places: locate.Places) -> bool:
     """Return whether a daemon holds the serving lock of `places` (it runs or is starting)."""
     try:
         fd = hold_serving(places)
@@ -279,18 +278,18 @@ def stop(t: Target, *, wait: float = STOP_WAIT) -> bool:
     # Locks first: a daemon drops its lock only once its status file is written, so one that
     # finishes starting meanwhile is in the status file read next.
     early = starting(t)
-    status = client.read_status(t)
-    pid = int(status.get("pid", 0)) if status else 0
-    running = wire.alive(pid)
+    found = client.read_status(t)
+    pid = int(found.get("pid", 0)) if found else 0
+    running = presence.alive(pid)
     if running:
         with contextlib.suppress(DaemonError):
-            version = str(status and status.get("version"))
+            version = str(found and found.get("version"))
             client.call(t, "POST", "/v1/shutdown", timeout=1.0, version=version)
-        wire.halt(pid, (None, signal.SIGTERM, signal.SIGKILL), wait)
+        presence.halt(pid, (None, signal.SIGTERM, signal.SIGKILL), wait)
     for other in early:
         if other != pid:
             # Still loading, it listens to nothing yet: its signal handlers come later.
-            wire.halt(other, (signal.SIGTERM, signal.SIGKILL), wait)
+            presence.halt(other, (signal.SIGTERM, signal.SIGKILL), wait)
             drop_start_lock(t.places, other)
     client.clean(t)
     return running or bool(early)

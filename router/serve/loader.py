@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from router import __version__
-from router.base import paths
 from router.base.errors import DaemonError
-from router.base.wire import READABLE_BITS
 from router.catalog.config import Config
+from router.client import locate, trust
+from router.client.trust import READABLE_BITS
 from router.runtime import snapshot
 from router.runtime.engine import Engine
 
@@ -114,7 +114,7 @@ def load(
 
 def once(
     config: Config,
-    places: paths.Places,
+    places: locate.Places,
     uid: int,
     version: str = __version__,
     *,
@@ -128,8 +128,8 @@ def once(
     answer should not pay for the next start; the daemon writes them."""
     path = snapshot.path_of(places.state, places.key)
     try:
-        paths.check_private(places.state, uid, allowed=READABLE_BITS)
-        paths.check_private(path.parent, uid, allowed=READABLE_BITS)
+        trust.check_private(places.state, uid, allowed=READABLE_BITS)
+        trust.check_private(path.parent, uid, allowed=READABLE_BITS)
     except (OSError, DaemonError):  # none yet, or not the user's alone: read the catalog
         return load(config, None, version, cold=cold).engine
     return load(config, path, version, cold=cold).engine
@@ -141,7 +141,7 @@ def keep(loaded: Loaded, path: Path) -> str:
     snapshot not written only costs the next start its speed."""
     began = time.monotonic()
     try:
-        paths.prepare(path.parent, state=path.parent.parent)  # <state>/snapshots/<key>
+        trust.prepare(path.parent, state=path.parent.parent)  # <state>/snapshots/<key>
         for leftover in glob.glob(glob.escape(str(path)) + ".*.partial"):
             os.unlink(leftover)  # a write cut short by a stop
         written = snapshot.save(loaded.engine, path, loaded.began_ns)

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import orjson
 
 from router.base import errors
-from router.base.protocol import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
+from router.client.wire import SOURCE_HEADER, TIMEOUT_HEADER, VERSION_HEADER
 from router.serve import grant
 
 BODY_CAP = 1024 * 1024

@@ -21,12 +21,16 @@ from typing import Any, Protocol
 
 import orjson
 
-from router.base import errors, paths, protocol
+from router.base import errors
 from router.base.errors import KrouteError, MalformedJsonError, RequestError
-from router.base.protocol import HOOK_PREFIX
 from router.catalog import config
-from router.core import harness, opening
+from router.client import locate, wire
+from router.client.payload import decode, member
+from router.client.wire import HOOK_PREFIX
+from router.core import opening
 from router.filters import intent, relevance
+from router.harnesses import registry
+from router.harnesses.events import Ask
 from router.logbook import opened, recorder, shadow
 from router.logbook.recorder import Recorder
 from router.route import whynot
@@ -73,7 +77,7 @@ class Call:
 
 
 Endpoint = Callable[["App", bytes, Call], Any]
-CONFIG_QUERY = protocol.CONFIG_QUERY
+CONFIG_QUERY = wire.CONFIG_QUERY
 
 
 class App:
@@ -168,19 +172,19 @@ class App:
         with self.counting:
             self.routes += 1
         try:
-            payload = harness.decode(body)
+            payload = decode(body)
             if opening.observes(name, event):
                 self._observe(name, event, payload, mode)
                 if opening.only_observes(name, event):
                     return ""  # it routes nothing: no route line, nothing printed
-            plan = harness.plan(name, event, payload)
+            plan = registry.plan(name, event, payload)
             document: dict[str, Any] | None = None
             skip = plan.skip
             if plan.reset and plan.session:
                 self.sessions.reset(plan.session)
             if plan.kind == "orientation":
                 live = mode == "live"
-                return harness.render(name, event, plan, self.engine.orientation()) if live else ""
+                return registry.wrap(name, event, plan, self.engine.orientation()) if live else ""
             if plan.kind == "route":
                 try:
                     ask = intake.route(plan.body, self.engine.config)
@@ -193,7 +197,7 @@ class App:
                 # Shadow mode remembers too: it logs what live mode would have injected.
                 kept = session.unrepeated(self.sessions, plan.session, document, self.engine.index)
                 shown = kept.document
-            text = harness.render(name, event, plan, shown)
+            text = registry.wrap(name, event, plan, shown)
         except Exception as error:  # a hook never harms the agent
             recorder.warn(f"hook {name}/{event} failed: {error!r}")
             return ""
@@ -219,9 +223,7 @@ class App:
             self.log.write(emitted, redact=engine.config.shadow_redact)
         return text if mode == "live" else ""
 
-    def _offered(
-        self, plan: harness.Plan, document: Mapping[str, Any], source: str, mode: str
-    ) -> None:
+    def _offered(self, plan: Ask, document: Mapping[str, Any], source: str, mode: str) -> None:
         """Remember which documents a session's route offered, where each stood, and when
         (now: the route's line is written with the same instant, give or take its route)."""
         ids = [str(p["id"]) for p in document.get("pointers") or []]
@@ -240,7 +242,7 @@ class App:
             seen = opening.opened(name, event, payload)
             if seen is None or payload is None or self.log is None:
                 return
-            session_id = harness.member(payload, "session_id")
+            session_id = member(payload, "session_id")
             self.log.write_reads(
                 self.engine,
                 self.offers,
@@ -308,7 +310,7 @@ ENDPOINTS: dict[str, dict[str, Endpoint]] = {
     "/v1/shutdown": {"POST": App.shutdown},
     **{
         f"{HOOK_PREFIX}{name}/{event}": {"POST": App.hook}
-        for table in (harness.EVENTS, opening.EVENTS)
+        for table in (registry.EVENTS, opening.EVENTS)
         for name, events in table.items()
         for event in events
     },
@@ -347,7 +349,7 @@ def in_process(engine: Engine, env: Mapping[str, str]) -> App:
     return App(engine, recorder.for_engine(engine, env))
 
 
-def standalone(cfg: config.Config, places: paths.Places, env: Mapping[str, str]) -> App:
+def standalone(cfg: config.Config, places: locate.Places, env: Mapping[str, str]) -> App:
     """Return the app that answers in this process when no daemon does (`kroute route
     --no-daemon`, a hook's slow path, the pre-commit stage, the tool server): over the
     daemon's snapshot when one serves, else over the catalog read cold (`loader.once`)."""
@@ -382,7 +384,7 @@ def hook_in_process(
     the same endpoint the daemon serves, over an engine loaded here."""
     cfg = config.load(config_file, root) if config_file else config.bare(root)
     mode = env.get("KROUTE_MODE", "live")
-    answer = standalone(cfg, protocol.places_of(root, config_file, env), env).answer(
+    answer = standalone(cfg, locate.places(root, config_file, env), env).answer(
         "POST", f"{HOOK_PREFIX}{name}/{event}?mode={mode}", raw, f"{name}/{event}"
     )
     return answer.document if answer.status == 200 else ""

@@ -7,7 +7,7 @@ import math
 import random
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
@@ -93,6 +93,21 @@ def reference_order(model: BM25Okapi, entries: list[Entry], task: str) -> list[s
         if a != b and abs(a - b) < 1e-9:
             return None
     return [e.id for _, e in scored]
+
+
+def ranked_alike(ours: list[str], model: BM25Okapi, entries: list[Entry], task: str) -> bool:
+    """Return whether `ours` holds exactly the entries rank_bm25's `model` scores above 0,
+    each scored no lower than the next, within 1e-9: a tie in one implementation (exact in
+    arithmetic, as tf 10 of 16 tokens and 9 of 14 are when the mean length is 12) may be a
+    hair apart in the other, which sums in another order."""
+    scores = model.get_scores(list(text.tokens(task)))
+    by_id = {e.id: float(s) for s, e in zip(scores, entries, strict=True)}
+    positive = {name for name, score in by_id.items() if score > 0}
+    return (
+        len(ours) == len(positive)
+        and set(ours) == positive
+        and all(by_id[a] >= by_id[b] - 1e-9 for a, b in itertools.pairwise(ours))
+    )
 
 
 def corpus(seed: int, size: int = 24) -> list[Entry]:
@@ -203,6 +218,4 @@ def test_bm25_ranks_any_small_corpus_as_rank_bm25_with_the_baseline_idf(
     entries = [doc(f"d{n:02d}", summary=" ".join(words)) for n, words in enumerate(summaries)]
     task = " ".join(query)
     reference = LuceneIdf([bag(e) for e in entries], k1=K1, b=B)
-    expected = reference_order(reference, entries, task)
-    assume(expected is not None)
-    assert [e.id for e in Bm25(entries).rank(task)] == expected
+    assert ranked_alike([e.id for e in Bm25(entries).rank(task)], reference, entries, task)

@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 import pytest
 
-from router.base import paths
 from router.base.errors import ShadowError, StateError
+from router.client import locate
 from router.logbook import logfile, shadow
 from testing.paths import DEMO, REPO
 from testing.records import read_all, record
@@ -100,7 +100,7 @@ def test_concurrent_writers_never_interleave(tmp_path: Path) -> None:
 def test_a_full_day_drops_lines_and_stats_says_so(tmp_path: Path, copy_tree: Any) -> None:
     repo = copy_tree(DEMO).resolve()
     directory = shadow.log_dir(
-        Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
+        Path(os.environ["KROUTE_HOME"]), locate.key(repo, repo / "kroute.toml")
     )
     path = directory / "2025-03-03.jsonl"
     line = len(orjson.dumps(record("one", ["A"]), option=orjson.OPT_SORT_KEYS)) + 1

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from router import __version__
-from router.base import paths
+from router import __version__, client
 from router.catalog import config
+from router.client import locate
 from router.logbook import recorder, shadow
 from router.runtime.engine import Engine
-from router.serve import client, service
+from router.serve import service
 from testing.paths import CHROMIUM, DEMO
 from testing.process import kroute
 
@@ -42,7 +42,7 @@ def lines(repo: Path, expected: int = 0) -> list[dict]:  # type: ignore[type-arg
     """Return the repository's shadow lines, once there are `expected` of them: the daemon
     writes a line just after it answers."""
     directory = shadow.log_dir(
-        Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
+        Path(os.environ["KROUTE_HOME"]), locate.key(repo, repo / "kroute.toml")
     )
     deadline = time.monotonic() + 10
     while True:
@@ -136,7 +136,7 @@ def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) ->
     assert (
         kroute("shadow", "path", cwd=repo)
         .stdout.strip()
-        .endswith(paths.key(repo, repo / "kroute.toml"))
+        .endswith(locate.key(repo, repo / "kroute.toml"))
     )
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import orjson
 import pytest
 
-from router.base import paths
 from router.base.errors import ShadowError
+from router.client import locate
 from router.logbook import logfile, review, shadow
 from testing.paths import DEMO, FIXTURES
 from testing.records import FILTERS, REQUEST, document, read_all, record
@@ -47,7 +47,7 @@ def test_torn_last_line_and_garbage_are_skipped_and_counted(tmp_path: Path) -> N
 def test_valid_but_incomplete_lines_are_skipped_and_counted(tmp_path: Path, copy_tree: Any) -> None:
     repo = copy_tree(DEMO).resolve()
     directory = shadow.log_dir(
-        Path(os.environ["KROUTE_HOME"]), paths.key(repo, repo / "kroute.toml")
+        Path(os.environ["KROUTE_HOME"]), locate.key(repo, repo / "kroute.toml")
     )
     directory.mkdir(parents=True)
     path = directory / "2025-03-02.jsonl"

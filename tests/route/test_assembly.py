@@ -13,8 +13,8 @@ from router.base.errors import RequestError
 from router.catalog import config
 from router.catalog.entry import Entry, Routing, Section
 from router.catalog.taxonomy import Purpose, Taxonomy
-from router.core import harness
 from router.filters.relevance import Focus
+from router.harnesses import events, registry
 from router.ranking import rank
 from router.ranking.index import Index
 from router.route import assembly, contract
@@ -495,15 +495,15 @@ def test_a_long_prompt_routes_on_its_start_and_every_path_it_names() -> None:
     pasted = "frobnicated widget line of a pasted log\n" * 600
     long = f"rotate the webhook signing key. {pasted} then check migrations/0002_refunded_at.sql"
     assert len(long) > 20_000
-    plan = harness.plan("claude", "UserPromptSubmit", {"session_id": "s", "prompt": long})
-    assert len(plan.body["task"]) <= harness.PROMPT_TASK_CHARS
+    plan = registry.plan("claude", "UserPromptSubmit", {"session_id": "s", "prompt": long})
+    assert len(plan.body["task"]) <= events.PROMPT_TASK_CHARS
     assert plan.body["paths"] == ["migrations/0002_refunded_at.sql"]
     engine = Engine.load(config.load(DEMO / "kroute.toml"))
     raw = json.dumps({"session_id": "s", "cwd": str(DEMO), "prompt": long}).encode()
     printed = service.App(engine).answer("POST", "/v1/hook/claude/UserPromptSubmit", raw)
     assert "docs/how-to/rotate-webhook-signing-key.md" in printed.document
     assert ".claude/skills/write-migration/SKILL.md" in printed.document
-    short = harness.plan("claude", "UserPromptSubmit", {"prompt": "rotate the signing key"})
+    short = registry.plan("claude", "UserPromptSubmit", {"prompt": "rotate the signing key"})
     assert short.body == {"task": "rotate the signing key", "strategy": "auto"}
 
 

@@ -192,3 +192,15 @@ def test_ordinary_text_is_unchanged_by_the_flattening() -> None:  # defect 1
     assert (
         render.pointer_line(entry) == f"  docs/o.md (Café - Über) {EM} tabs and newlines collapse"
     )
+
+
+def test_fit_shortens_long_parts_before_it_drops_a_pointer() -> None:
+    line = "  docs/a.md (A) \u2014 " + "s" * 500
+    report = "\n".join([line, "    matched a in summary", "  withheld 1 more"])
+    assert render.fit(report, len(report), len) == report  # it fits: whole
+    fitted = render.fit(report, 400, len)
+    first, evidence, withheld = fitted.split("\n")
+    assert first.endswith(render.ELLIPSIS) and len(first) < len(line)
+    assert (evidence, withheld) == ("    matched a in summary", "  withheld 1 more")
+    cut = render.fit(report, 60, len)
+    assert cut == render.CUT_NOTE  # not even one pointer with its evidence fits

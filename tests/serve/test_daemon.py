@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from router.base import wire
+from router import client
 from router.base.errors import DaemonError
+from router.client import locate, presence, trust
 from router.logbook import shadow
-from router.serve import client, launcher
+from router.serve import launcher
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import heavy_imports, kroute
 from testing.wait import eventually
@@ -187,13 +188,13 @@ def test_kill_minus_nine_then_route_starts_a_fresh_daemon(
 ) -> None:
     old = json.loads(running.places.status.read_text())["pid"]
     os.kill(old, signal.SIGKILL)
-    assert eventually(lambda: not wire.alive(old))
+    assert eventually(lambda: not presence.alive(old))
     assert client.state(running)[0] == "died"
     routed = kroute("route", "retry a failed delivery", cwd=repo)
     assert routed.returncode == 0
     assert EM in routed.stdout and "note:" not in routed.stderr
     new = json.loads(running.places.status.read_text())["pid"]
-    assert new != old and wire.alive(new)
+    assert new != old and presence.alive(new)
 
 
 @pytest.mark.process
@@ -266,7 +267,7 @@ def test_connections_from_another_user_are_refused(running: client.Target) -> No
 
 @pytest.mark.process
 def test_client_module_imports_only_the_standard_library() -> None:
-    assert heavy_imports("router.serve.client") == []
+    assert heavy_imports("router.client") == []
 
 
 HEADLINE = Path(__file__).parents[2] / "fixtures" / "relevance" / "headline.json"
@@ -362,7 +363,7 @@ def test_a_missing_socket_is_named_and_the_daemon_replaced(
     )
     routed = kroute("route", "retry a failed delivery", cwd=repo)
     assert routed.returncode == 0 and EM in routed.stdout
-    assert eventually(lambda: not wire.alive(old))
+    assert eventually(lambda: not presence.alive(old))
     assert client.state(running)[0] == "running"
 
 
@@ -625,12 +626,12 @@ def test_an_invalid_config_shows_in_status_and_diagnostics(
 
 def test_a_slow_file_does_not_hold_routes(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Defect 5b: while a changed file is being read and parsed, routes are answered."""
-    from router.base import paths
+
     from router.catalog import config, reader
     from router.serve import daemon
 
     cfg = config.load((repo / "kroute.toml").resolve())
-    running = daemon.Daemon(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    running = daemon.Daemon(cfg, locate.places(cfg.root, cfg.file, os.environ, os.getuid()))
     running.prepare()
     slow = repo / "docs" / "how-to" / "slow.md"
     slow.write_text(NEW_DOC.format(n=9, words="sloth molasses glacier"))
@@ -675,7 +676,7 @@ def test_an_idle_daemon_exits(repo: Path) -> None:
     target = started(repo)
     pid = json.loads(target.places.status.read_text())["pid"]
     assert daemon_status(target)["idle_exit_s"] == pytest.approx(1.2)
-    assert eventually(lambda: not wire.alive(pid), CONVERGE_SECONDS)
+    assert eventually(lambda: not presence.alive(pid), CONVERGE_SECONDS)
     assert not target.places.status.exists() and not target.places.socket.exists()
     assert "idle" in target.places.log.read_text()
 
@@ -691,8 +692,8 @@ def test_requests_keep_a_daemon_alive_until_it_idles(repo: Path) -> None:
     while time.monotonic() < until:
         assert pointer_ids(target, "retry a failed delivery")
         time.sleep(0.2)
-    assert wire.alive(pid)
-    assert eventually(lambda: not wire.alive(pid), CONVERGE_SECONDS)
+    assert presence.alive(pid)
+    assert eventually(lambda: not presence.alive(pid), CONVERGE_SECONDS)
 
 
 @pytest.mark.process
@@ -701,7 +702,7 @@ def test_a_daemon_exits_when_its_root_disappears(repo: Path) -> None:
     target = started(repo)
     pid = json.loads(target.places.status.read_text())["pid"]
     shutil.rmtree(repo)
-    assert eventually(lambda: not wire.alive(pid), CONVERGE_SECONDS)
+    assert eventually(lambda: not presence.alive(pid), CONVERGE_SECONDS)
     assert "root directory is gone" in target.places.log.read_text()
 
 
@@ -803,13 +804,12 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
     """While the catalog loads, /v1/status says `loading` and a route gets 503 `loading`
     without waiting; a client asking waits for the load within its timeout."""
     from router import __version__
-    from router.base import paths, protocol
     from router.catalog import config
     from router.runtime.engine import Engine
     from router.serve import daemon, server
 
     cfg = config.load((repo / "kroute.toml").resolve())
-    places = paths.places(cfg.root, cfg.file, os.environ, os.getuid())
+    places = locate.places(cfg.root, cfg.file, os.environ, os.getuid())
     release = threading.Event()
 
     def slow(config: config.Config, version: str) -> Engine:
@@ -817,19 +817,19 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
         return Engine.load(config, version)
 
     running = daemon.Daemon(cfg, places, load=slow)
-    paths.private_dir(places.runtime)
+    trust.private_dir(places.runtime)
     served = server.Server(str(places.socket), running)
     threading.Thread(target=served.serve_forever, daemon=True).start()
     # as a daemon writes it: this process serves, at this version
-    protocol.write_status(
+    presence.write_status(
         places.status, {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
     )
     loading = threading.Thread(target=running.prepare, daemon=True)
     loading.start()
     target = client.target(cfg.root, cfg.file, os.environ)
     try:
-        code, status = curl(target, "/v1/status")
-        assert (code, status["phase"], status["entries"]) == (200, "loading", 0)
+        code, report = curl(target, "/v1/status")
+        assert (code, report["phase"], report["entries"]) == (200, "loading", 0)
         code, refused = curl(target, "/v1/route", "-d", '{"task": "rotate the webhook key"}')
         assert (code, refused["error"]["code"]) == (503, "loading")
         assert "still loading the catalog" in refused["error"]["message"]
@@ -837,7 +837,7 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
             launcher.ask(target, os.environ, "/v1/route", {"task": "rotate"}, timeout=0.3)
         # a hook fails open: nothing printed and exit 0 (an answer in process would have
         # printed this prompt's pointers)
-        protocol.write_root(places, cfg.root, cfg.file)
+        presence.write_root(places, cfg.root, cfg.file)
         prompt = (FIXTURES / "hook_payloads" / "user_prompt_submit.json").read_bytes()
         hooked = subprocess.run(
             [str(REPO / "hooks" / "claude" / "user-prompt-submit")],

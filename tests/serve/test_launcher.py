@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from router.base import protocol, wire
-from router.serve import client, launcher
+from router import client
+from router.client import presence
+from router.serve import launcher
 from testing.paths import DEMO
 from testing.process import heavy_imports
 from testing.wait import eventually
@@ -63,7 +64,7 @@ def daemons_of(root: Path) -> list[int]:
         except OSError:
             continue
         daemon = b"router" in args and b"serve" in args and str(root).encode() in args
-        if daemon and wire.alive(int(entry.name)):
+        if daemon and presence.alive(int(entry.name)):
             found.append(int(entry.name))
     return found
 
@@ -79,7 +80,7 @@ def test_stop_right_after_a_spawn_leaves_no_daemon(repo: Path) -> None:
             children.append(launcher.spawn(t, os.environ))
             launcher.stop(t)
         assert eventually(lambda: not daemons_of(repo), seconds=5.0), daemons_of(repo)
-        assert protocol.start_locks(t.places) == []
+        assert presence.start_locks(t.places) == []
         assert client.state(t)[0] == "not-running"
     finally:
         for child in children:
@@ -91,7 +92,7 @@ def test_a_spawned_daemon_drops_its_start_lock_once_it_serves(repo: Path) -> Non
     t = target(repo)
     daemon = launcher.spawn(t, os.environ)
     try:
-        lock = protocol.start_lock(t.places, daemon.pid)
+        lock = presence.start_lock(t.places, daemon.pid)
         assert lock.read_text() == f"{daemon.pid}\n"
         assert lock.stat().st_mode & 0o777 == 0o600
         assert eventually(lambda: client.state(t)[0] == "running")
@@ -110,7 +111,7 @@ def test_stop_does_not_signal_a_start_lock_naming_another_process(
     """A lock whose pid is not a kroute daemon of this root (reused, or planted) is stale."""
     t = target(repo)
     t.places.runtime.mkdir(parents=True, mode=0o700)
-    lock = protocol.start_lock(t.places, bystander.pid)
+    lock = presence.start_lock(t.places, bystander.pid)
     lock.write_text(f"{bystander.pid}\n")
     assert launcher.starting(t) == []
     assert not launcher.stop(t)

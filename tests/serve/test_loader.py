@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from router import __version__
-from router.base import paths
 from router.catalog import config, reader
+from router.client import locate
 from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
 from router.serve import loader
@@ -94,7 +94,7 @@ def test_the_loaded_index_is_kept_out_of_the_collectors_sight(repo: Path) -> Non
 
 def test_an_answer_without_a_daemon_reads_the_daemons_snapshot(repo: Path, tmp_path: Path) -> None:
     cfg = config.load(repo / "kroute.toml")
-    places = paths.places(repo, repo / "kroute.toml", {"KROUTE_HOME": str(tmp_path)}, os.getuid())
+    places = locate.places(repo, repo / "kroute.toml", {"KROUTE_HOME": str(tmp_path)}, os.getuid())
 
     def refused(_cfg: config.Config, _version: str) -> Engine:
         raise AssertionError("read the whole catalog although a snapshot serves")

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
+from router import client
 from router.base.errors import DaemonError
 from router.logbook import shadow
-from router.serve import client, grant, server
+from router.serve import grant, server
 from testing.paths import FIXTURES
 from testing.process import kroute
 from testing.wait import eventually

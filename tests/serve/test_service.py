@@ -11,7 +11,8 @@ import pytest
 from router.base import errors
 from router.base.errors import KrouteError, RequestError
 from router.catalog import config
-from router.core import harness
+from router.client import locate
+from router.harnesses import printed
 from router.logbook import shadow
 from router.runtime.engine import Engine
 from router.serve import grant, service
@@ -124,7 +125,7 @@ def test_a_hook_event_prints_what_the_harness_shows_and_is_logged(
     app, log = app_of(engine)
     raw = (PAYLOADS / "user_prompt_submit.json").read_bytes().replace(b"REPO", str(DEMO).encode())
     answer = app.answer("POST", "/v1/hook/claude/UserPromptSubmit", raw, "claude/UserPromptSubmit")
-    assert answer.status == 200 and answer.document.startswith(harness.HEADER)
+    assert answer.status == 200 and answer.document.startswith(printed.HEADER)
     assert log.lines[0].injected is True and log.lines[0].text == answer.document
     quiet = app.answer("POST", "/v1/hook/claude/UserPromptSubmit?mode=shadow", raw)
     assert quiet.document == "" and log.lines[1].mode == "shadow"
@@ -164,7 +165,7 @@ def test_the_daemon_and_the_slow_path_call_the_same_answer(
 ) -> None:
     """One UserPromptSubmit through the daemon's dispatch and one through the hook's slow
     path both reach App.answer with the same endpoint."""
-    from router.base import paths
+
     from router.serve import daemon
 
     repo = copy_tree(DEMO).resolve()
@@ -178,7 +179,7 @@ def test_the_daemon_and_the_slow_path_call_the_same_answer(
     monkeypatch.setattr(service.App, "answer", spy)
     raw = (PAYLOADS / "user_prompt_submit.json").read_bytes().replace(b"REPO", str(repo).encode())
     cfg = config.load(repo / "kroute.toml")
-    places = paths.places(repo, repo / "kroute.toml", {"KROUTE_HOME": str(repo / ".home")}, 0)
+    places = locate.places(repo, repo / "kroute.toml", {"KROUTE_HOME": str(repo / ".home")}, 0)
     served = daemon.Daemon(cfg, places)
     served.prepare()
     status, text = served.dispatch("POST", "/v1/hook/claude/UserPromptSubmit", raw)
@@ -186,7 +187,7 @@ def test_the_daemon_and_the_slow_path_call_the_same_answer(
     slow = service.hook_in_process(
         repo, repo / "kroute.toml", "claude", "UserPromptSubmit", raw, env
     )
-    assert status == 200 and text == slow and text.startswith(harness.HEADER)
+    assert status == 200 and text == slow and text.startswith(printed.HEADER)
     assert seen == [("POST", "/v1/hook/claude/UserPromptSubmit")] * 2
 
 

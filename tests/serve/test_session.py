@@ -11,7 +11,7 @@ from typing import cast
 import pytest
 
 from router.catalog import config
-from router.core import harness
+from router.harnesses import printed, registry
 from router.logbook import shadow
 from router.logbook.recorder import Recorder
 from router.runtime.engine import Engine
@@ -77,10 +77,10 @@ def test_five_prompts_of_one_session_inject_each_pointer_once(engine: Engine) ->
 def test_a_route_with_some_pointers_already_shown_says_how_many(engine: Engine) -> None:
     app, _ = app_with_log(engine)
     prompt(app, PROMPTS[0])
-    printed = prompt(app, "retry a failed webhook delivery signed with the old signing key")
-    lines = printed.splitlines()
-    assert lines[0] == harness.HEADER
-    assert [line.split()[0] for line in pointer_lines(printed)] == [
+    said = prompt(app, "retry a failed webhook delivery signed with the old signing key")
+    lines = said.splitlines()
+    assert lines[0] == printed.HEADER
+    assert [line.split()[0] for line in pointer_lines(said)] == [
         "docs/how-to/redeliver-failed-webhook.md",
         "docs/specs/webhook-delivery.md",
     ]
@@ -120,9 +120,9 @@ def test_session_start_orients_on_startup_clear_and_compact_only(engine: Engine)
         assert bool(printed) is oriented, source
         if oriented:
             assert json.loads(printed)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    plan = harness.plan("claude", "SessionStart", {"session_id": "s", "source": "resume"})
+    plan = registry.plan("claude", "SessionStart", {"session_id": "s", "source": "resume"})
     assert (plan.kind, plan.skip, plan.reset) == ("skip", "session-resume", False)
-    assert harness.plan("claude", "SessionStart", {"session_id": "s"}).kind == "orientation"
+    assert registry.plan("claude", "SessionStart", {"session_id": "s"}).kind == "orientation"
 
 
 def test_a_changed_entry_is_injected_again(copy_tree: Callable[[Path], Path]) -> None:

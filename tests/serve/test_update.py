@@ -18,10 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from router import client
 from router.catalog import config
+from router.client import locate
 from router.ranking import field, index
 from router.runtime.engine import Engine
-from router.serve import client, daemon, update
+from router.serve import daemon, update
 from testing.paths import DEMO
 from testing.process import kroute
 from testing.wait import eventually, within
@@ -84,11 +86,10 @@ def test_status_and_routes_answer_from_the_index_before_while_an_update_is_made(
 ) -> None:
     """While a changed document is being indexed, status answers at once and says an update
     is in progress, and a route answers from the whole catalog before the change."""
-    from router.base import paths
 
     repo = copy_tree(DEMO)
     cfg = config.load((repo / "kroute.toml").resolve())
-    running = daemon.Daemon(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    running = daemon.Daemon(cfg, locate.places(cfg.root, cfg.file, os.environ, os.getuid()))
     running.prepare()
     before = len(running.engine.index)
     new = repo / "docs" / "how-to" / "stalled.md"
@@ -123,10 +124,8 @@ def test_status_and_routes_answer_from_the_index_before_while_an_update_is_made(
 
 
 def prepared(repo: Path) -> daemon.Daemon:
-    from router.base import paths
-
     cfg = config.load((repo / "kroute.toml").resolve())
-    running = daemon.Daemon(cfg, paths.places(cfg.root, cfg.file, os.environ, os.getuid()))
+    running = daemon.Daemon(cfg, locate.places(cfg.root, cfg.file, os.environ, os.getuid()))
     running.prepare()
     return running
 
@@ -164,7 +163,7 @@ def test_a_file_deleted_while_a_cold_load_is_kept_is_not_served_from_its_snapsho
     """A cold-loaded daemon swaps in its engine read back from the snapshot it writes (so its
     postings are mapped, not held); a file deleted and one added after the reads, before the
     snapshot was written, are still in line once the swap is made."""
-    from router.base import paths
+
     from router.serve import loader
 
     repo = copy_tree(DEMO)
@@ -178,7 +177,7 @@ def test_a_file_deleted_while_a_cold_load_is_kept_is_not_served_from_its_snapsho
 
     monkeypatch.setattr(loader, "keep", changed_then_kept)
     cfg = config.load((repo / "kroute.toml").resolve())
-    places = paths.places(cfg.root, cfg.file, os.environ, os.getuid())
+    places = locate.places(cfg.root, cfg.file, os.environ, os.getuid())
     running = daemon.Daemon(cfg, places, snapshot_after=0.0)
     running.prepare()
     assert running.loaded is not None and running.loaded.mapped

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from router.serve import client
+from router import client
 from testing.model import held_model
 from testing.paths import DEMO
 from testing.process import kroute

@@ -1,4 +1,4 @@
-"""The daemon client (router.serve.client) and the hook shims, against a socket directory
+"""The daemon's client (router.client) and the hook shims, against a socket directory
 another user created first (defect 1), and against a daemon just killed (defect 16)."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from router import __version__
-from router.base import paths, protocol, wire
+from router import __version__, client
 from router.base.errors import DaemonError, UnansweredError
-from router.serve import client, launcher
+from router.client import presence, trust, wire
+from router.serve import launcher
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import kroute
 from testing.wait import eventually
@@ -298,10 +298,10 @@ def test_a_zombie_counts_as_dead() -> None:
         pytest.skip("no /proc to tell a zombie by")
     child = subprocess.Popen(["sleep", "60"])
     try:
-        assert wire.alive(child.pid)
+        assert presence.alive(child.pid)
         os.kill(child.pid, signal.SIGKILL)
         os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # dead, left unreaped
-        assert not wire.alive(child.pid)
+        assert not presence.alive(child.pid)
     finally:
         child.kill()
         child.wait()
@@ -380,7 +380,7 @@ def test_a_live_pid_whose_socket_takes_no_connection_has_died(
 
 def test_the_client_tells_the_daemon_its_deadline_and_names_a_silent_one(repo: Path) -> None:
     t = target(repo)
-    paths.private_dir(t.places.runtime)
+    trust.private_dir(t.places.runtime)
     fake = FakeDaemon(t.places.socket)
     try:
         client.call(t, "POST", "/v1/route", {"task": "x"}, timeout=2.0)
@@ -388,8 +388,8 @@ def test_the_client_tells_the_daemon_its_deadline_and_names_a_silent_one(repo: P
     finally:
         fake.close()
     # a little before the client gives up, so that an answer cut short still reaches it
-    assert f"{protocol.TIMEOUT_HEADER}: 1.950\r\n".encode() in fake.received[0]
-    assert f"{protocol.TIMEOUT_HEADER}: 0.180\r\n".encode() in fake.received[1]
+    assert f"{wire.TIMEOUT_HEADER}: 1.950\r\n".encode() in fake.received[0]
+    assert f"{wire.TIMEOUT_HEADER}: 0.180\r\n".encode() in fake.received[1]
     t.places.socket.unlink()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
         silent.bind(str(t.places.socket))

@@ -1,16 +1,16 @@
-"""Where kroute keeps its sockets and logs (router.base.paths): a directory of one's own."""
+"""Whether what kroute uses is the user's alone (router.client.trust): a directory of one's
+own."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from router.base import paths
 from router.base.errors import DaemonError
+from router.client import trust
 
 OTHER_UID = 1000  # the second user of the test machine (cloudsdk)
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create another user's files")
@@ -23,12 +23,12 @@ def mode(path: Path) -> int:
 def test_private_dir_makes_a_0700_directory_whatever_the_umask(tmp_path: Path) -> None:
     old = os.umask(0o277)  # cuts even the owner's write bit off a plain mkdir
     try:
-        made = paths.private_dir(tmp_path / "a" / "kroute")
+        made = trust.private_dir(tmp_path / "a" / "kroute")
     finally:
         os.umask(old)
     assert made == tmp_path / "a" / "kroute"
     assert mode(made) == 0o700 and os.lstat(made).st_uid == os.geteuid()
-    assert paths.private_dir(made) == made  # an existing one of one's own is used as it is
+    assert trust.private_dir(made) == made  # an existing one of one's own is used as it is
 
 
 @as_root
@@ -39,7 +39,7 @@ def test_private_dir_refuses_a_directory_another_user_made_first(tmp_path: Path)
     os.chown(squatted, OTHER_UID, OTHER_UID)
     os.chmod(squatted, 0o777)
     with pytest.raises(DaemonError) as raised:
-        paths.private_dir(squatted)
+        trust.private_dir(squatted)
     message = str(raised.value)
     assert f"belongs to uid {OTHER_UID}" in message and str(squatted) in message
     assert "XDG_RUNTIME_DIR" in message  # what to do about it
@@ -53,7 +53,7 @@ def test_private_dir_refuses_another_users_directory_even_at_0700(tmp_path: Path
     squatted.mkdir(mode=0o700)
     os.chown(squatted, OTHER_UID, OTHER_UID)
     with pytest.raises(DaemonError, match=f"belongs to uid {OTHER_UID}"):
-        paths.private_dir(squatted)
+        trust.private_dir(squatted)
     assert os.lstat(squatted).st_uid == OTHER_UID
 
 
@@ -64,7 +64,7 @@ def test_private_dir_refuses_its_own_directory_open_to_others(tmp_path: Path, bi
     shared.mkdir()
     os.chmod(shared, bits)
     with pytest.raises(DaemonError, match=f"mode {bits:04o}") as raised:
-        paths.private_dir(shared)
+        trust.private_dir(shared)
     assert "chmod 700" in str(raised.value)
     assert mode(shared) == bits
 
@@ -76,29 +76,20 @@ def test_private_dir_refuses_a_symlink_to_a_directory(tmp_path: Path) -> None:
     link = tmp_path / "kroute"
     link.symlink_to(real)
     with pytest.raises(DaemonError, match="symbolic link"):
-        paths.private_dir(link)
+        trust.private_dir(link)
 
 
 def test_private_dir_refuses_a_file(tmp_path: Path) -> None:
     file = tmp_path / "kroute"
     file.write_text("")
     with pytest.raises(DaemonError, match="not a directory"):
-        paths.private_dir(file)
+        trust.private_dir(file)
 
 
 def test_check_private_allows_the_bits_asked_for(tmp_path: Path) -> None:
     readable = tmp_path / "kroute"
     readable.mkdir()
     os.chmod(readable, 0o755)
-    paths.check_private(readable, os.geteuid(), allowed=0o055)
+    trust.check_private(readable, os.geteuid(), allowed=0o055)
     with pytest.raises(FileNotFoundError):
-        paths.check_private(tmp_path / "missing", os.geteuid())
-
-
-def test_a_daemon_key_is_the_sha256_of_its_root_and_config() -> None:
-    # computed without hashlib (which loads OpenSSL), the same digest as ever: a daemon
-    # started before and a client started after name the same socket
-    root, config = Path("/srv/repo"), Path("/srv/repo/kroute.toml")
-    expected = hashlib.sha256(f"{root}\0{config}".encode()).hexdigest()[:12]
-    assert paths.key(root, config) == expected
-    assert paths.key(root, None) == hashlib.sha256(f"{root}\0".encode()).hexdigest()[:12]
+        trust.check_private(tmp_path / "missing", os.geteuid())

@@ -1,91 +1,80 @@
-"""Where state, logs and sockets live (DESIGN 10). One resolver; the environment is passed
-in by the caller, so nothing here reads os.environ. Standard library only (hooks import it).
-"""
+"""Whether what kroute reads or writes is the user's alone: the runtime dir, a daemon's
+socket and the process serving it, and the state dirs and files kroute keeps (DESIGN 10).
+Like ssh-agent and tmux, kroute refuses what another user may have created first (to catch
+the prompts sent there, or to name a pid to signal) rather than take it over.
 
-from __future__ import annotations
+Standard library only and light: the hook checks a socket with it before it connects.
+"""
 
 import errno
 import os
 import stat
-from collections.abc import Mapping
-from pathlib import Path
+import sys
 
-from router.base import wire
-from router.base.errors import StateError
+from router.base.errors import DaemonError, StateError
 
-MAX_SOCKET_PATH = wire.MAX_SOCKET_PATH
+TYPE_CHECKING = False  # not typing's: importing it costs every hook process (bench --imports)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
 PRIVATE_MODE = 0o700  # every directory kroute makes: the owner only
 FILE_MODE = 0o600  # logs and snapshots hold the user's prompts and documents
 SHARED_BITS = 0o077  # any group or other permission on a directory kroute keeps private
+# Group and other may read and enter the runtime dir; none but its owner may write in it, or
+# another user could have put a socket or a status file (a pid to signal) there.
+READABLE_BITS = 0o055
+PEERCRED_SIZE = 12  # struct ucred: pid, uid, gid (three ints)
 
 
-# A plain class with slots: a dataclass or a NamedTuple would import dataclasses (and inspect)
-# or typing, which cost every hook process time (`bench.py --imports`).
-class Places:
-    """The files of one repository's daemon."""
-
-    __slots__ = ("key", "log", "runtime", "socket", "state", "status")
-
-    def __init__(
-        self, *, key: str, runtime: Path, socket: Path, status: Path, state: Path, log: Path
-    ) -> None:
-        self.key = key  # short hash naming this root + config
-        self.runtime = runtime  # 0700 directory holding the socket and the status file
-        self.socket = socket
-        self.status = status
-        self.state = state  # $KROUTE_HOME: logs, shadow log
-        self.log = log
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"Places({fields})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Places):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
-
-    def __hash__(self) -> int:
-        return hash(tuple(getattr(self, name) for name in self.__slots__))
-
-
-def key(root: Path, config_file: Path | None) -> str:
-    """Return the short name of a daemon: a hash of its repository root and config file."""
-    return wire.key(str(root), str(config_file or ""))
-
-
-def state_dir(env: Mapping[str, str]) -> Path:
-    """Return $KROUTE_HOME, else $XDG_STATE_HOME/kroute, else ~/.local/state/kroute."""
-    if env.get("KROUTE_HOME"):
-        return Path(env["KROUTE_HOME"])
-    if env.get("XDG_STATE_HOME"):
-        return Path(env["XDG_STATE_HOME"]) / "kroute"
-    home = env.get("HOME") or str(Path.home())
-    return Path(home) / ".local" / "state" / "kroute"
-
-
-def runtime_dir(env: Mapping[str, str], uid: int) -> Path:
-    """Return $XDG_RUNTIME_DIR/kroute, else /tmp/kroute-<uid>."""
-    return Path(wire.runtime_dir(env, uid))
-
-
-def places(root: Path, config_file: Path | None, env: Mapping[str, str], uid: int) -> Places:
-    """Return the socket, status and log paths of the daemon for `root`. A runtime dir too
-    deep for a socket path falls back to /tmp/kroute-<uid>."""
-    name = key(root, config_file)
-    runtime = Path(wire.socket_dir(env, uid, name))
-    state = state_dir(env)
-    return Places(
-        key=name,
-        runtime=runtime,
-        socket=runtime / f"{name}.sock",
-        status=runtime / f"{name}.json",
-        state=state,
-        log=state / "logs" / f"{name}.log",
+def own_socket(address: str) -> None:
+    """Return when `address` is a socket owned by the current user, in a runtime dir that is
+    the user's own (see `check_private`). Raises StateError or DaemonError when it is not,
+    FileNotFoundError when it is missing."""
+    uid = os.geteuid()
+    check_private(os.path.dirname(address), uid, allowed=READABLE_BITS)
+    info = os.lstat(address)
+    if not stat.S_ISSOCK(info.st_mode):
+        wrong = "it is not a socket"
+    elif info.st_uid != uid:
+        wrong = f"it belongs to uid {info.st_uid}, not to you (uid {uid})"
+    else:
+        return
+    raise DaemonError(
+        f"refusing {address}: {wrong}; another user may have put it there",
+        f"Remove it (rm {address}), or set XDG_RUNTIME_DIR to a directory of your own",
     )
 
 
-def private_dir(path: Path, uid: int | None = None) -> Path:
+def check_peer(sock: "Any", address: str, pid: int = 0) -> None:
+    """Return when the process serving the connected Unix socket `sock` runs as the current
+    user (and, `pid` given, is that process). Without SO_PEERCRED the platform cannot tell:
+    that passes unless a `pid` is asked for. Raises DaemonError otherwise."""
+    import _socket
+
+    peercred = getattr(_socket, "SO_PEERCRED", None)
+    if peercred is None:
+        if pid:
+            raise DaemonError(f"refusing {address}: this platform cannot tell who serves it")
+        return
+    creds = sock.getsockopt(_socket.SOL_SOCKET, peercred, PEERCRED_SIZE)
+    peer = int.from_bytes(creds[0:4], sys.byteorder)
+    peer_uid = int.from_bytes(creds[4:8], sys.byteorder)
+    if peer_uid != os.geteuid():
+        raise DaemonError(
+            f"refusing {address}: it is served by pid {peer} of uid {peer_uid}, not by you "
+            f"(uid {os.geteuid()})",
+            "Stop that process, or set XDG_RUNTIME_DIR to a directory of your own",
+        )
+    if pid and peer != pid:
+        raise DaemonError(
+            f"refusing {address}: it is served by pid {peer}, not by the daemon its status "
+            f"file names (pid {pid})",
+            "Restart it: kroute restart",
+        )
+
+
+def private_dir(path: "Path", uid: int | None = None) -> "Path":
     """Create `path` (and parents) as a directory only `uid` (default: the effective uid)
     can use, mode 0700 whatever the umask, its missing parents 0700 too. Returns it.
 
@@ -100,7 +89,7 @@ def private_dir(path: Path, uid: int | None = None) -> Path:
     return path
 
 
-def prepare(path: Path, *, state: Path) -> Path:
+def prepare(path: "Path", *, state: "Path") -> "Path":
     """Return `path`, a directory at or below the state dir `state`, with every directory
     from `state` down to it made 0700 where missing and checked where it exists: a real
     directory (not a symlink), the user's own, that no other user may write in (they may
@@ -121,14 +110,14 @@ def prepare(path: Path, *, state: Path) -> Path:
         try:
             info = os.lstat(directory)
         except FileNotFoundError:
-            if _make(Path(directory)):
+            if _make(directory):
                 continue
             info = os.lstat(directory)  # made by a racing process meanwhile
-        _check(directory, info, owner, wire.READABLE_BITS)
+        _check(directory, info, owner, READABLE_BITS)
     return path
 
 
-def open_private(path: Path, flags: int) -> int:
+def open_private(path: "str | Path", flags: int) -> int:
     """Return a descriptor of the file `path` opened with `flags` (add os.O_CREAT to create
     it, mode 0600), never through a symbolic link; a file of the user's own that others
     could read is made 0600.
@@ -150,39 +139,40 @@ def open_private(path: Path, flags: int) -> int:
     return fd
 
 
-def _make(path: Path) -> bool:
+def _make(path: "str | Path") -> bool:
     """Create the directory `path` and its missing parents, each 0700 whatever the umask;
     return False when `path` already existed (it is left as it is)."""
-    missing, probe = [], path
+    target = os.fspath(path)
+    missing, probe = [], target
     while not os.path.lexists(probe):
         missing.append(probe)
-        probe = probe.parent
+        probe = os.path.dirname(probe) or "."
     for directory in reversed(missing):
         try:
-            directory.mkdir(mode=PRIVATE_MODE)
+            os.mkdir(directory, PRIVATE_MODE)
         except FileExistsError:  # made by a racing process meanwhile: the caller checks it
-            if directory == path:
+            if directory == target:
                 return False
             continue
         os.chmod(directory, PRIVATE_MODE)  # ours, just made: the umask may have cut bits
     return bool(missing)
 
 
-def _todo(path: Path | str) -> str:
+def _todo(path: "str | Path") -> str:
     return (
         f"Remove it (rm -r {path}), or set XDG_RUNTIME_DIR (sockets) or KROUTE_HOME (logs) "
         "to a directory of your own"
     )
 
 
-def check_private(path: Path, uid: int, *, allowed: int = 0) -> None:
+def check_private(path: "str | Path", uid: int, *, allowed: int = 0) -> None:
     """Return when `path` is a real directory (not a symlink) owned by `uid` with no group or
     other permission beyond the `allowed` bits. Raises FileNotFoundError when it does not
     exist, StateError when it is not private."""
     _check(path, os.lstat(path), uid, allowed)
 
 
-def _check(path: Path | str, info: os.stat_result, uid: int, allowed: int) -> None:
+def _check(path: "str | Path", info: os.stat_result, uid: int, allowed: int) -> None:
     """Return when `info` (`path`'s lstat) is of a private directory: see `check_private`.
     Raises StateError when it is not."""
     mode = info.st_mode

@@ -1,43 +1,13 @@
-"""What a client finds and sends, as plain strings: the same socket as `paths` names, the
-nearest config, and requests and replies the daemon reads and writes."""
+"""How a client speaks to the daemon (router.client.wire): the requests and replies the daemon
+reads and writes, over a socket that takes them."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from router.base import paths, wire
-
-
-@pytest.mark.parametrize("runtime", ["", "short", "x" * 120])
-def test_the_socket_is_where_paths_puts_it(tmp_path: Path, runtime: str) -> None:
-    """Including the fallback to /tmp when the runtime dir is too deep for a socket path."""
-    env = {"XDG_RUNTIME_DIR": str(tmp_path / runtime)} if runtime else {}
-    root, config = tmp_path / "repo", tmp_path / "repo" / "kroute.toml"
-    uid = os.getuid()
-    places = paths.places(root, config, env, uid)
-    name = wire.key(str(root), str(config))
-    assert name == places.key
-    assert os.path.join(wire.socket_dir(env, uid, name), f"{name}.sock") == str(places.socket)
-
-
-def test_find_config_walks_up_from_a_relative_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "kroute.toml").write_text("")
-    deep = tmp_path / "a" / "b"
-    deep.mkdir(parents=True)
-    monkeypatch.chdir(tmp_path / "a")
-    assert wire.find_config("b") == str(tmp_path / "kroute.toml")
-    assert wire.find_config(str(deep) + "/") == str(tmp_path / "kroute.toml")
-
-
-def test_find_config_skips_a_directory_named_like_the_file(tmp_path: Path) -> None:
-    (tmp_path / "sub" / "kroute.toml").mkdir(parents=True)
-    found = wire.find_config(str(tmp_path / "sub"))
-    assert found is None or Path(found).is_file()
+from router.client import wire
 
 
 def test_a_request_carries_its_length_version_and_deadline() -> None:

@@ -1,4 +1,4 @@
-"""Harness adapters (router.core.harness): what a hook event asks and what it prints."""
+"""Harness adapters (router.harnesses): what a hook event asks and what it prints."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from router.catalog.entry import Entry
 from router.catalog.taxonomy import Taxonomy
-from router.core import harness
+from router.harnesses import printed, registry
+from router.harnesses.events import Ask
 from router.ranking.index import Index
 from router.route import assembly, contract, render
 from testing.paths import DEMO, FIXTURES
@@ -24,12 +25,12 @@ CAP = 10_000  # what Claude Code injects at most
 
 
 def test_plan_reads_snake_and_camel_case() -> None:
-    snake = harness.plan(
+    snake = registry.plan(
         "claude",
         "PreToolUse",
         {"tool_name": "Write", "tool_input": {"file_path": "a.py"}, "session_id": "s"},
     )
-    camel = harness.plan(
+    camel = registry.plan(
         "claude",
         "PreToolUse",
         {"toolName": "Write", "toolInput": {"filePath": "a.py"}, "sessionId": "s"},
@@ -40,8 +41,8 @@ def test_plan_reads_snake_and_camel_case() -> None:
 
 def test_output_is_kept_under_the_harness_cap() -> None:
     long_text = "\n".join(f"  docs/{i}.md {EM} summary\n    governs x" for i in range(2000))
-    plan_ = harness.Plan("route", {"task": "x"})
-    out = harness.render("claude", "UserPromptSubmit", plan_, {"pointers": [1], "text": long_text})
+    plan_ = Ask("route", {"task": "x"})
+    out = registry.wrap("claude", "UserPromptSubmit", plan_, {"pointers": [1], "text": long_text})
     assert len(out) < 10_000
 
 
@@ -72,12 +73,12 @@ def assert_pointer_lines_are_paired(text: str) -> None:
             assert lines[i + 1].startswith(EVIDENCE) and EM not in lines[i + 1]
 
 
-def edit(path: str = "src/a.py") -> harness.Plan:
+def edit(path: str = "src/a.py") -> Ask:
     payload = {"tool_name": "Edit", "tool_input": {"file_path": path}}
-    return harness.plan("claude", "PreToolUse", payload)
+    return registry.plan("claude", "PreToolUse", payload)
 
 
-PROMPT = harness.Plan("route", {"task": "x"})
+PROMPT = Ask("route", {"task": "x"})
 
 
 def report(*pairs: tuple[str, str], withheld: int = 0) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def test_orientation_flattens_always_apply_summaries_and_kinds() -> None:
             {"path": ".cursor/rules/b.mdc", "summary": "plain\u200b summary"},
         ],
     }
-    out = harness.render("claude", "SessionStart", harness.Plan("orientation"), status)
+    out = registry.wrap("claude", "SessionStart", Ask("orientation"), status)
     context = context_of(out)
     assert EM not in context and controls(context) == []
     lines = context.split("\n")
@@ -125,7 +126,7 @@ def test_orientation_of_ordinary_text_is_unchanged() -> None:
         "roots": ["docs", ".cursor"],
         "always_apply": [{"path": ".cursor/rules/a.mdc", "summary": "Use tabs"}],
     }
-    assert harness.orientation_text(status) == (
+    assert printed.orientation_text(status) == (
         "This repository keeps a knowledge catalog routed by kroute: 3 entries (2 rule, 1 skill)"
         " under docs, .cursor.\n"
         "Prompts get pointers to the few documents that bear on them, each with the evidence "
@@ -140,26 +141,26 @@ def test_orientation_of_ordinary_text_is_unchanged() -> None:
 def test_orientation_counts_the_always_apply_entries_it_does_not_list() -> None:
     always = [{"path": f"r/{i}.mdc", "summary": f"rule {i}"} for i in range(23)]
     status = {"entries": 23, "kinds": {"rule": 23}, "roots": ["r"], "always_apply": always}
-    lines = harness.orientation_text(status).split("\n")
+    lines = printed.orientation_text(status).split("\n")
     assert lines[-2:] == ["  r/19.mdc: rule 19", "  3 more always-apply entries not listed"]
-    assert sum(line.startswith("  r/") for line in lines) == harness.ALWAYS_SHOWN
+    assert sum(line.startswith("  r/") for line in lines) == printed.ALWAYS_SHOWN
 
 
 def test_orientation_after_a_compaction_is_its_first_paragraph() -> None:
     status = {"entries": 3, "kinds": {"rule": 3}, "roots": ["r"], "always_apply": []}
-    brief = harness.orientation_text(status, brief=True)
-    assert brief == "\n".join(harness.orientation_text(status).split("\n")[:2])
-    plan = harness.plan("claude", "SessionStart", {"session_id": "s", "source": "compact"})
+    brief = printed.orientation_text(status, brief=True)
+    assert brief == "\n".join(printed.orientation_text(status).split("\n")[:2])
+    plan = registry.plan("claude", "SessionStart", {"session_id": "s", "source": "compact"})
     assert (plan.kind, plan.brief, plan.reset) == ("orientation", True, True)
-    assert context_of(harness.render("claude", "SessionStart", plan, status)) == brief
+    assert context_of(registry.wrap("claude", "SessionStart", plan, status)) == brief
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
 def test_an_empty_catalog_gets_no_orientation(name: str) -> None:
     status = {"entries": 0, "kinds": {}, "roots": ["docs"], "always_apply": []}
-    plan = harness.plan(name, "SessionStart", {"session_id": "s", "source": "startup"})
+    plan = registry.plan(name, "SessionStart", {"session_id": "s", "source": "startup"})
     assert plan.kind == "orientation"
-    assert harness.render(name, "SessionStart", plan, status) == ""
+    assert registry.wrap(name, "SessionStart", plan, status) == ""
 
 
 @pytest.mark.parametrize(
@@ -174,15 +175,15 @@ def test_an_empty_catalog_gets_no_orientation(name: str) -> None:
 )
 def test_every_claude_file_tool_names_its_file(tool: str, member: str) -> None:
     payload = {"tool_name": tool, "tool_input": {member: "/repo/src/a.ipynb"}}
-    plan = harness.plan("claude", "PreToolUse", payload)
+    plan = registry.plan("claude", "PreToolUse", payload)
     assert (plan.kind, plan.body["paths"]) == ("route", ["/repo/src/a.ipynb"])
 
 
 def test_orientation_of_a_huge_always_apply_list_keeps_under_the_cap() -> None:
     always = [{"path": f"r/{i}.mdc", "summary": '"\\' * 3000} for i in range(20)]
     status = {"entries": 20, "kinds": {"rule": 20}, "roots": [], "always_apply": always}
-    out = harness.render("claude", "SessionStart", harness.Plan("orientation"), status)
-    assert len(out) <= harness.MAX_OUTPUT
+    out = registry.wrap("claude", "SessionStart", Ask("orientation"), status)
+    assert len(out) <= printed.MAX_OUTPUT
     assert context_of(out).startswith("This repository keeps")
 
 
@@ -191,7 +192,7 @@ def test_orientation_of_a_huge_always_apply_list_keeps_under_the_cap() -> None:
 
 def test_edit_header_path_is_flattened() -> None:
     path = "src/a.py\n  evil.md \u2014 forged\x1b[2J\u202e"
-    out = harness.render("claude", "PreToolUse", edit(path), report(pair(1)))
+    out = registry.wrap("claude", "PreToolUse", edit(path), report(pair(1)))
     context = context_of(out)
     assert controls(context) == []
     assert context.split("\n")[0] == (
@@ -202,8 +203,8 @@ def test_edit_header_path_is_flattened() -> None:
 
 def test_edit_header_of_a_long_path_is_shortened_inside_the_cap() -> None:
     path = "src/" + "d" * 15_000 + "/file.py"
-    out = harness.render("claude", "PreToolUse", edit(path), report(pair(1)))
-    assert len(out) <= harness.MAX_OUTPUT
+    out = registry.wrap("claude", "PreToolUse", edit(path), report(pair(1)))
+    assert len(out) <= printed.MAX_OUTPUT
     header = context_of(out).split("\n")[0]
     assert len(header) < 400 and header.endswith("dd/file.py (kroute):") and "\u2026" in header
     assert f"docs/1.md (Doc 1) {EM} summary" in context_of(out)
@@ -211,10 +212,10 @@ def test_edit_header_of_a_long_path_is_shortened_inside_the_cap() -> None:
 
 def test_prompt_header_and_cut_note_are_inside_the_cap() -> None:
     pairs = [pair(i, "s" * (i % 97)) for i in range(2000)]
-    out = harness.render("claude", "UserPromptSubmit", PROMPT, report(*pairs))
-    assert len(out) <= harness.MAX_OUTPUT
+    out = registry.wrap("claude", "UserPromptSubmit", PROMPT, report(*pairs))
+    assert len(out) <= printed.MAX_OUTPUT
     lines = out.rstrip("\n").split("\n")
-    assert lines[0] == harness.HEADER
+    assert lines[0] == printed.HEADER
     assert lines[-1] == "  (more pointers cut to keep this short)"
     assert_pointer_lines_are_paired(out)
 
@@ -225,16 +226,16 @@ def test_clip_cuts_only_whole_pointer_and_evidence_pairs() -> None:
     for width in range(150, 260, 7):
         pairs = [pair(i, "w" * width) for i in range(60)]
         for event, plan_ in (("UserPromptSubmit", PROMPT), ("PreToolUse", edit())):
-            context = context_of(harness.render("claude", event, plan_, report(*pairs)))
+            context = context_of(registry.wrap("claude", event, plan_, report(*pairs)))
             assert_pointer_lines_are_paired(context)
             assert context.rstrip("\n").endswith("(more pointers cut to keep this short)")
 
 
 def test_a_long_summary_is_shortened_before_any_pair_is_dropped() -> None:
-    out = harness.render(
+    out = registry.wrap(
         "claude", "UserPromptSubmit", PROMPT, report(pair(1, "x" * 8000), pair(2), withheld=3)
     )
-    assert len(out) <= harness.MAX_OUTPUT
+    assert len(out) <= printed.MAX_OUTPUT
     lines = out.rstrip("\n").split("\n")
     assert_pointer_lines_are_paired(out)
     assert lines[1].startswith(f"  docs/1.md (Doc 1) {EM} xxx") and lines[1].endswith("x\u2026")
@@ -249,33 +250,29 @@ def test_a_long_summary_is_shortened_before_any_pair_is_dropped() -> None:
 
 def test_shortening_keeps_the_unreviewed_and_successor_markers() -> None:
     line = f"  docs/1.md {EM} {'y' * 9000} [unreviewed: draft] [superseded by DR-2]"
-    out = harness.render("claude", "UserPromptSubmit", PROMPT, report((line, f"{EVIDENCE}e")))
+    out = registry.wrap("claude", "UserPromptSubmit", PROMPT, report((line, f"{EVIDENCE}e")))
     pointer = out.split("\n")[1]
     assert pointer.endswith("y\u2026 [unreviewed: draft] [superseded by DR-2]")
 
 
 def test_json_escaping_counts_against_the_cap() -> None:
     quoted = [pair(i, '"\\' * 150) for i in range(100)]
-    out = harness.render("claude", "PreToolUse", edit(), report(*quoted))
-    assert len(out) <= harness.MAX_OUTPUT
+    out = registry.wrap("claude", "PreToolUse", edit(), report(*quoted))
+    assert len(out) <= printed.MAX_OUTPUT
     assert_pointer_lines_are_paired(context_of(out))
 
 
 def test_ordinary_report_is_printed_byte_for_byte() -> None:
     document = report(pair(1), pair(2), withheld=2)
     text = document["text"]
-    assert harness.render("claude", "UserPromptSubmit", PROMPT, document) == (
-        harness.HEADER + "\n" + text + "\n"
+    assert registry.wrap("claude", "UserPromptSubmit", PROMPT, document) == (
+        printed.HEADER + "\n" + text + "\n"
     )
-    assert harness.render("pipe", "route", PROMPT, document) == text + "\n"
-    out = json.loads(harness.render("claude", "PreToolUse", edit(), document))
+    assert registry.wrap("pipe", "route", PROMPT, document) == text + "\n"
+    out = json.loads(registry.wrap("claude", "PreToolUse", edit(), document))
     assert out["hookSpecificOutput"]["additionalContext"] == (
-        harness.EDIT_HEADER.format(path="src/a.py") + "\n" + text
+        printed.EDIT_HEADER.format(path="src/a.py") + "\n" + text
     )
-
-
-def test_harness_reads_the_evidence_indent_render_writes() -> None:
-    assert harness.EVIDENCE_INDENT == render.EVIDENCE_INDENT == EVIDENCE
 
 
 # ----------------------------------------------------------------------------- defect 4
@@ -346,10 +343,10 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
         ("pipe", "route", task, document),
     ]  # fmt: skip
     for name, event, payload, answer_ in hooks:
-        plan_ = harness.plan(name, event, payload)
+        plan_ = registry.plan(name, event, payload)
         if plan_.kind == "skip":  # a file path that is empty or not text
             continue
-        out = harness.render(name, event, plan_, answer_)
+        out = registry.wrap(name, event, plan_, answer_)
         assert out, (name, event)
         assert len(out) < CAP
         assert controls(out) == []
@@ -363,7 +360,7 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
 
 AGENT_CASES = [
     # (harness, event, payload file, what the context starts with, a document it names)
-    ("codex", "UserPromptSubmit", "codex_user_prompt_submit.json", harness.HEADER, "rotate-"),
+    ("codex", "UserPromptSubmit", "codex_user_prompt_submit.json", printed.HEADER, "rotate-"),
     ("codex", "SessionStart", "codex_session_start.json", "This repository keeps", "entries"),
     (
         "codex",
@@ -372,7 +369,7 @@ AGENT_CASES = [
         "Documents of this repository's catalog that govern",
         "docs/specs/invoice-builder.md",
     ),
-    ("gemini", "BeforeAgent", "gemini_before_agent.json", harness.HEADER, "rotate-"),
+    ("gemini", "BeforeAgent", "gemini_before_agent.json", printed.HEADER, "rotate-"),
     ("gemini", "SessionStart", "gemini_session_start.json", "This repository keeps", "entries"),
     (
         "gemini",
@@ -410,7 +407,7 @@ def test_codex_and_gemini_get_one_json_line_of_additional_context(
     assert document["hookSpecificOutput"]["hookEventName"] == event
     context = document["hookSpecificOutput"]["additionalContext"]
     assert context.startswith(starts) and names in context
-    assert len(out) <= harness.MAX_OUTPUT
+    assert len(out) <= printed.MAX_OUTPUT
 
 
 def test_a_codex_shell_command_and_a_gemini_search_tool_get_nothing(demo_app: Any) -> None:
@@ -426,5 +423,5 @@ def test_a_codex_shell_command_and_a_gemini_search_tool_get_nothing(demo_app: An
 def test_a_codex_patch_names_its_files_relative_to_the_session_directory() -> None:
     patch = "*** Begin Patch\n*** Add File: a/new.py\n+x\n*** Delete File: /abs/old.py\n"
     payload = {"cwd": "/repo", "tool_name": "apply_patch", "tool_input": {"command": patch}}
-    plan = harness.plan("codex", "PreToolUse", payload)
+    plan = registry.plan("codex", "PreToolUse", payload)
     assert plan.body["paths"] == ["/repo/a/new.py", "/abs/old.py"]

@@ -1,0 +1,25 @@
+"""A pipe (`hooks/route`, or `POST /v1/hook/pipe/route`): a task and paths in, the answer out
+as plain text. Nothing to install (`SETTINGS` is None)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from router.harnesses import events, printed
+
+NAME = "pipe"
+EVENTS = ("route",)
+SETTINGS = None
+
+
+def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> events.Ask:
+    """Return what a piped task asks."""
+    if event == "route":
+        return events.task(payload, shared)
+    return events.Ask("skip", skip="unknown-event", **shared)
+
+
+def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
+    """Return what a pipe prints of a route's text report: the report alone."""
+    return printed.plain(report)
