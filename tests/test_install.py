@@ -234,7 +234,7 @@ def test_install_codex_and_gemini_merge_and_are_idempotent(
         assert f".{name}/hooks/kroute/{name}/" in command
     items = [h for g in merged["hooks"][events[1]] for h in g["hooks"]]
     assert items[0]["timeout"] == timeout
-    assert "KROUTE_HOOK_BUDGET=4 " in items[0]["command"]  # the timeout's 5 s, less a second
+    assert "KROUTE_HOOK_BUDGET=4.5 " in items[0]["command"]  # the timeout's 5 s, less 0.5
     assert "already up to date" in kroute("install", name, cwd=repo).stdout
     assert kroute("install", name, "--local", cwd=repo).returncode != 0  # no such scope
     assert kroute("uninstall", name, cwd=repo).returncode == 0
@@ -318,9 +318,9 @@ def test_the_budget_follows_a_timeout_kept_from_an_earlier_install(repo: Path) -
     settings.write_text(json.dumps(merged))
     assert kroute("install", "claude", cwd=repo).returncode == 0
     (command,) = commands_of(settings, "UserPromptSubmit")
-    assert "KROUTE_HOOK_BUDGET=7 " in command
+    assert "KROUTE_HOOK_BUDGET=7.5 " in command
     (command,) = commands_of(settings, "SessionStart")
-    assert "KROUTE_HOOK_BUDGET=4 " in command
+    assert "KROUTE_HOOK_BUDGET=4.5 " in command
 
 
 # -- whether the hooks can run ------------------------------------------------------------------
