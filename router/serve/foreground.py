@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from router import __version__
 from router.base.errors import ConfigError, DaemonError
 from router.catalog.config import Config
-from router.client import locate, presence, trust
+from router.client import Target, locate, presence, trust
 from router.serve import loader, server, watch
 from router.serve.daemon import KEEPER_SECONDS, WATCH_READY_SECONDS, Daemon
 from router.serve.update import timestamp
@@ -61,46 +61,16 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
 
     t = client.target(config.root, config.file, env)
     places = t.places
-    trust.prepare(places.state, state=places.state)  # its logs, snapshots and prompts
-    trust.private_dir(places.runtime)
-    # Held until this process exits: of daemons spawned at once, the one that holds it
-    # serves, and none cleans up after another that is still starting.
-    if launcher.hold_serving(places) is None:
-        raise DaemonError(
-            f"already running or starting: another daemon holds {presence.serving_lock(places)}",
-            "Stop it first: kroute stop",
-        )
-    current, sentence = client.state(t, version)
-    if current in ("running", "other-version"):
-        raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
-    client.clean(t)
+    _claim(t, version)
     running = Daemon(
         config, places, version=version, idle_seconds=idle_seconds, snapshot_after=snapshot_after
     )
     watching = threading.Event()
-
-    def watcher() -> None:
-        try:
-            batches = watch.follow(running.watch_targets, running.stop, running.rearm, changes)
-            busy = functools.partial(watch.git_busy, config.root)
-            for batch in watch.bursts(batches, busy, running.pending.set):
-                watching.set()
-                if not (batch.resync or batch.paths):
-                    if running.census_due():
-                        running.census()
-                    continue
-                while not running.settled.wait(KEEPER_SECONDS):  # a snapshot being written
-                    if running.stop.is_set():
-                        return
-                running.apply(set(batch.paths), resync=batch.resync)
-        except Exception:
-            traceback.print_exc(file=sys.stderr)
-        finally:
-            watching.set()  # a watcher that failed must not keep the daemon from serving
-
     # Watch first, then read the catalog and answer: an edit made once `kroute start`
     # returns is never missed. A snapshot is read while the watches are being set.
-    threading.Thread(target=watcher, name="watcher", daemon=True).start()
+    threading.Thread(
+        target=_watch, args=(running, changes, watching), name="watcher", daemon=True
+    ).start()
 
     def armed() -> None:
         watching.wait(WATCH_READY_SECONDS)
@@ -128,15 +98,8 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
         running.stop.wait()
         listener.shutdown()
 
-    def keeper() -> None:
-        while not running.stop.wait(KEEPER_SECONDS):
-            reason = running.exit_reason()
-            if reason is not None:
-                print(f"{timestamp()} exiting: {reason}", file=sys.stderr, flush=True)
-                running.stop.set()
-
     threading.Thread(target=stopper, name="stopper", daemon=True).start()
-    threading.Thread(target=keeper, name="keeper", daemon=True).start()
+    threading.Thread(target=_keep, args=(running,), name="keeper", daemon=True).start()
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, lambda *_: running.stop.set())
     try:
@@ -149,6 +112,60 @@ def _serve(config: Config, env: Mapping[str, str], *, version: str, changes: wat
             client.clean(t)
         print(f"{timestamp()} stopped", file=sys.stderr, flush=True)
     return 0
+
+
+def _claim(t: Target, version: str) -> None:
+    """Make the daemon's state and runtime directories and take the serving lock, held until
+    this process exits: of daemons spawned at once, the one that holds it serves, and none
+    cleans up after another that is still starting. Raises DaemonError when another daemon
+    holds the lock or serves the target."""
+    from router import client
+    from router.serve import launcher
+
+    places = t.places
+    trust.prepare(places.state, state=places.state)  # its logs, snapshots and prompts
+    trust.private_dir(places.runtime)
+    if launcher.hold_serving(places) is None:
+        raise DaemonError(
+            f"already running or starting: another daemon holds {presence.serving_lock(places)}",
+            "Stop it first: kroute stop",
+        )
+    current, sentence = client.state(t, version)
+    if current in ("running", "other-version"):
+        raise DaemonError(f"already running: {sentence}", "Stop it first: kroute stop")
+    client.clean(t)
+
+
+def _watch(running: Daemon, changes: watch.Changes, watching: threading.Event) -> None:
+    """Follow the catalog's changes for `running` until it stops, applying each burst once
+    no snapshot is being written, and a census when one is due; `watching` is set once the
+    watches are (or the watcher failed: it must not keep the daemon from serving)."""
+    try:
+        batches = watch.follow(running.watch_targets, running.stop, running.rearm, changes)
+        busy = functools.partial(watch.git_busy, running.config.root)
+        for batch in watch.bursts(batches, busy, running.pending.set):
+            watching.set()
+            if not (batch.resync or batch.paths):
+                if running.census_due():
+                    running.census()
+                continue
+            while not running.settled.wait(KEEPER_SECONDS):  # a snapshot being written
+                if running.stop.is_set():
+                    return
+            running.apply(set(batch.paths), resync=batch.resync)
+    except Exception:
+        traceback.print_exc(file=sys.stderr)
+    finally:
+        watching.set()
+
+
+def _keep(running: Daemon) -> None:
+    """Stop `running` once it has a reason to exit (idle, its socket gone: `exit_reason`)."""
+    while not running.stop.wait(KEEPER_SECONDS):
+        reason = running.exit_reason()
+        if reason is not None:
+            print(f"{timestamp()} exiting: {reason}", file=sys.stderr, flush=True)
+            running.stop.set()
 
 
 def _idle_override(env: Mapping[str, str]) -> float | None:
