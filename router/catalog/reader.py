@@ -155,23 +155,38 @@ def refresh(
     return out
 
 
+# A file modified this close before the reads began may have been modified again in the same
+# timestamp tick after its read, its stamp unchanged: it is read again. A modification time
+# with a fraction of a second comes from a file system keeping fine timestamps (the kernel's
+# coarse clock: a few ms); one in whole seconds may come from one keeping seconds or FAT's 2 s.
+FINE_RACY_NS = 100_000_000
+COARSE_RACY_NS = 2_000_000_000
+_SECOND_NS = 1_000_000_000
+
+
+def racy(mtime_ns: int, reads_began_ns: int) -> bool:
+    """Return whether a file modified at `mtime_ns` may have changed since reads that began
+    at `reads_began_ns` without its stamp showing it (see FINE_RACY_NS)."""
+    window = COARSE_RACY_NS if mtime_ns % _SECOND_NS == 0 else FINE_RACY_NS
+    return mtime_ns >= reads_began_ns - window
+
+
 def changed_since(
     config: Config,
     previous: Catalog,
-    racy_from_ns: int | None,
+    reads_began_ns: int | None,
     walked: tuple[list[str], dict[str, tuple[int, int]], tuple[Diagnostic, ...]] | None = None,
 ) -> tuple[list[str], tuple[Diagnostic, ...]]:
     """Return the repository-relative catalog files that differ from what `previous` read
     (new ones, gone ones, and those whose stamp is not the one read), sorted, and the walk's
     problems as `walked` gives them.
 
-    A file whose modification time is at or after `racy_from_ns` (when the reads that made
-    `previous` began, less the file system's time granularity) counts as changed even with
-    its stamp unchanged: an edit in the same clock tick as the read leaves the stamp as it
-    was. With `racy_from_ns` None only stamps count: the caller knows every read since
-    was followed by the watcher, which reports such an edit. Costs a walk and a stat per
-    file, not a read; `walked` is that walk's (files, stamps, problems) when the caller has
-    made it."""
+    A file modified too close before the reads that made `previous` began (`racy`: they
+    began at `reads_began_ns`) counts as changed even with its stamp unchanged: an edit in
+    the same timestamp tick as the read leaves the stamp as it was. With `reads_began_ns`
+    None only stamps count: the caller knows every read since was followed by the watcher,
+    which reports such an edit. Costs a walk and a stat per file, not a read; `walked` is
+    that walk's (files, stamps, problems) when the caller has made it."""
     changed: set[str] = set()
     if walked is None:
         stamps: dict[str, tuple[int, int]] = {}
@@ -181,8 +196,12 @@ def changed_since(
     for relpath in present:
         known = previous.files.get(relpath)
         stamp = stamps.get(relpath)
-        racy = racy_from_ns is not None and stamp is not None and stamp[1] >= racy_from_ns
-        if known is None or stamp is None or known.stamp != stamp or racy:
+        if (
+            known is None
+            or stamp is None
+            or known.stamp != stamp
+            or (reads_began_ns is not None and racy(stamp[1], reads_began_ns))
+        ):
             changed.add(relpath)
     changed.update(set(previous.files) - set(present))
     return sorted(changed), problems

@@ -48,10 +48,6 @@ from router.runtime.engine import Engine
 
 FORMAT = 4  # bump when the pickled classes change shape in a way pickle cannot follow
 MAGIC = "kroute-snapshot"
-# A file modified within this long before the reads began may have been modified in the same
-# clock tick as it was read (its stamp unchanged): it is read again. Generous beside the
-# coarsest timestamps Linux and macOS file systems keep (a few ms; FAT's 2 s).
-RACY_NS = 2_000_000_000
 
 
 # The catalog's records are frozen dataclasses with slots, which pickle would restore through
@@ -291,7 +287,7 @@ def restore(
     disk (files changed since are read again), or None when there is no snapshot. The
     catalog is walked for changes (in a helper process while the snapshot is read, for a
     large one: `census`) once `armed` returns: a daemon's file watches are set by then.
-    A file modified in the last RACY_NS before the snapshot's reads began is read again
+    A file modified just before the snapshot's reads began (`reader.racy`) is read again
     even with its stamp unchanged, unless `watched`: the caller's watcher has followed
     every read since, and reports such an edit itself.
 
@@ -331,8 +327,8 @@ def restore(
             survey.cancel()
             raise
     engine = Engine.of_parts(config, cat, index, version)
-    racy_from = None if watched else int(header["began_ns"]) - RACY_NS
-    changed, problems = reader.changed_since(config, cat, racy_from, survey.result())
+    began_ns = None if watched else int(header["began_ns"])
+    changed, problems = reader.changed_since(config, cat, began_ns, survey.result())
     if changed or problems != cat.walk:
         engine.update(changed, reader.refresh(config, cat, changed, problems))
     return Restored(engine, tuple(changed))

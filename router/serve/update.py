@@ -19,7 +19,6 @@ from pathlib import Path
 from router.base.errors import KrouteError
 from router.catalog import config, diagnostic, reader, walk
 from router.catalog.config import Config
-from router.runtime import snapshot
 from router.runtime.engine import Engine
 from router.serve import vectors
 
@@ -197,8 +196,7 @@ class Updating:
         every file is stat'ed and only those whose stamp differs from the one read count, as
         a restart from a snapshot does. Costs a walk, not a cold load."""
         engine = self.engine
-        racy_from = self.reads_began_ns - snapshot.RACY_NS
-        return reader.changed_since(engine.config, engine.catalog, racy_from)
+        return reader.changed_since(engine.config, engine.catalog, self.reads_began_ns)
 
     def _read_config(self) -> Config:
         """Return the configuration the config file now holds, or the one in force when it

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -1000,3 +1001,35 @@ def test_kroute_check_on_every_hostile_file(copy_tree: Callable[[Path], Path]) -
     served = kroute_within(10, [fifo, focus], *args[:1], *args[2:], "retry a webhook")
     assert served.returncode == 0 and served.stderr == "", served.stderr
     assert kroute_within(10, [], "stop", "--catalog", str(repo)).returncode == 0
+
+
+def test_a_file_is_racy_within_its_file_systems_timestamp_tick_before_the_reads() -> None:
+    began = 1_800_000_000_123_456_789
+    fine = began - reader.FINE_RACY_NS  # a fraction of a second: a fine-grained file system
+    assert reader.racy(fine, began) and reader.racy(began + 1, began)
+    assert not reader.racy(fine - 1, began)
+    # whole seconds: the file system may keep no finer, and FAT keeps 2 s
+    whole = (began - reader.FINE_RACY_NS - 1) // 1_000_000_000 * 1_000_000_000
+    assert reader.racy(whole, began)
+    assert not reader.racy(whole - reader.COARSE_RACY_NS, began)
+
+
+def test_a_restart_reads_again_only_the_files_modified_just_before_its_reads(
+    copy_tree: Callable[[Path], Path],
+) -> None:
+    repo = copy_tree(DEMO)
+    cfg = config.load(repo / "kroute.toml")
+    files = sorted((repo / "docs").rglob("*.md"))
+    began = time.time_ns()
+
+    def fine(ns: int) -> int:  # a time with a fraction of a second, as fine file systems keep
+        return ns - 1 if ns % 1_000_000_000 == 0 else ns
+
+    # a second before the reads (a fresh clone, then a start): trusted on a fine file system
+    for each in files:
+        os.utime(each, ns=(fine(began - 1_000_000_000), fine(began - 1_000_000_000)))
+    os.utime(files[0], ns=(fine(began - 50_000_000), fine(began - 50_000_000)))  # racy
+    cat = reader.load(cfg)
+    found, _ = reader.changed_since(cfg, cat, began)
+    assert found == [files[0].relative_to(repo).as_posix()]
+    assert reader.changed_since(cfg, cat, None)[0] == []

@@ -146,18 +146,19 @@ def test_a_restored_engine_is_not_mapped_again(repo: Path, tmp_path: Path) -> No
 def test_a_cold_engine_mapped_reads_no_recent_file_again_but_one_changed_since(
     copy_tree: Callable[[Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a fresh clone: every file modified just now, within the racy window of the reads
+    # every file modified as the reads begin, within the racy window (a clock a little ahead)
     repo = copy_tree(DEMO)
+    ahead = time.time_ns() + 60 * 1_000_000_000 + 123
     for each in repo.rglob("*"):
-        os.utime(each)
+        os.utime(each, ns=(ahead, ahead))
     cfg = config.load(repo / "kroute.toml")
     path = tmp_path / "state" / "snapshots" / "key.pickle"
     cold = loader.load(cfg, None, __version__)
     loader.keep(cold, path)
     edited = next(p for p in sorted((repo / "docs").rglob("*.md")))
     edited.write_text(edited.read_text(encoding="utf-8") + "\nA line added.\n", encoding="utf-8")
-    later = time.time() + 5
-    os.utime(edited, (later, later))  # a stamp unlike the one read, whatever the clock's tick
+    later = ahead + 5 * 1_000_000_000
+    os.utime(edited, ns=(later, later))  # a stamp unlike the one read
     read = reader.read
     reads: list[str] = []
 
