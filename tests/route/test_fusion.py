@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from router.catalog.entry import Entry
@@ -26,6 +26,10 @@ def test_z_scores_have_mean_zero_and_unit_spread_and_equal_values_give_zeros() -
 
 @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=40), st.floats(0.01, 100))
 def test_a_z_score_does_not_see_the_scale_or_the_offset(values: list[float], scale: float) -> None:
+    # values a hair apart beside the offset are equal but for rounding once moved (EVEN):
+    # only spreads that floats keep apart after the move say anything
+    width = (max(values) - min(values)) * scale
+    assume(width == 0 or width > 1e-6 * (7.0 + max(abs(v) for v in values) * scale))
     moved = fusion.standard([v * scale + 7.0 for v in values])
     for a, b in zip(fusion.standard(values), moved, strict=True):
         assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6)
