@@ -50,20 +50,18 @@ def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> even
         return events.Ask("route", events.prompt_body(prompt), **shared)
     if event == "SessionStart":
         return events.session_start(payload, shared)
-    if event == "PreToolUse":
-        tool_input = events.tool_input(payload)
-        path = member(tool_input, "file_path") or member(tool_input, "notebook_path")
-        if not isinstance(path, str) or not path:
-            return events.Ask("skip", skip="no-file", **shared)
-        tool = events.text(member(payload, "tool_name")) or ""
-        if tool and tool not in FILE_TOOLS:
-            return events.Ask("skip", skip="not-a-file-tool", **shared)
-        return events.files([path], shared)
-    return events.Ask("skip", skip="unknown-event", **shared)
+    tool_input = events.tool_input(payload)  # PreToolUse
+    path = member(tool_input, "file_path") or member(tool_input, "notebook_path")
+    if not isinstance(path, str) or not path:
+        return events.Ask("skip", skip="no-file", **shared)
+    tool = events.text(member(payload, "tool_name")) or ""
+    if tool and tool not in FILE_TOOLS:
+        return events.Ask("skip", skip="not-a-file-tool", **shared)
+    return events.files([path], shared)
 
 
 def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
     """Return what a Claude Code event prints of a route's text report."""
     if event == "PreToolUse":
-        return printed.hook_json(event, printed.file_header(answer, ask.body), report)
+        return printed.file_json(event, report, answer, ask.body)
     return printed.plain(report, printed.HEADER)

@@ -45,12 +45,8 @@ SETTINGS = Settings(
 
 def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> events.Ask:
     """Return what a Codex CLI event asks (its payloads are Claude Code's shape)."""
-    if event == "SessionStart":
-        return events.session_start(payload, shared)
-    if event == PROMPT_EVENT:
-        return events.agent_prompt(payload, shared)
     if event != FILE_EVENT:
-        return events.Ask("skip", skip="unknown-event", **shared)
+        return events.agent_event(event, payload, shared)
     tool_input = events.tool_input(payload)
     patch = member(tool_input, "command") or member(tool_input, "input") or ""
     paths = PATCH_FILE.findall(patch) if isinstance(patch, str) else []
@@ -63,6 +59,4 @@ def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> even
 
 def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
     """Return what a Codex CLI event prints of a route's text report: JSON only."""
-    if event == FILE_EVENT:
-        return printed.hook_json(event, printed.file_header(answer, ask.body), report)
-    return printed.hook_json(event, printed.HEADER, report)
+    return printed.agent_json(event, FILE_EVENT, report, answer, ask.body)

@@ -99,6 +99,15 @@ def agent_prompt(payload: Mapping[str, Any], shared: dict[str, Any]) -> Ask:
     return Ask("route", {"task": prompt, "strategy": "auto"}, **shared)
 
 
+def agent_event(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> Ask:
+    """Return what a Codex CLI or Gemini CLI event other than its file tool's asks: a
+    SessionStart, the orientation (`session_start`); its prompt event, the prompt routed
+    whole (`agent_prompt`)."""
+    if event == "SessionStart":
+        return session_start(payload, shared)
+    return agent_prompt(payload, shared)
+
+
 def files(paths: list[str], shared: dict[str, Any]) -> Ask:
     """Return what a tool naming `paths` asks: what governs them, the first in focus."""
     if not paths:

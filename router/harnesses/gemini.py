@@ -40,12 +40,8 @@ SETTINGS = Settings(
 
 def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> events.Ask:
     """Return what a Gemini CLI event asks (its payloads are Claude Code's shape)."""
-    if event == "SessionStart":
-        return events.session_start(payload, shared)
-    if event == PROMPT_EVENT:
-        return events.agent_prompt(payload, shared)
     if event != FILE_EVENT:
-        return events.Ask("skip", skip="unknown-event", **shared)
+        return events.agent_event(event, payload, shared)
     tool_input = events.tool_input(payload)
     tool = events.text(member(payload, "tool_name")) or ""
     path = member(tool_input, "file_path") or member(tool_input, "absolute_path")
@@ -56,6 +52,4 @@ def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> even
 
 def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
     """Return what a Gemini CLI event prints of a route's text report: JSON only."""
-    if event == FILE_EVENT:
-        return printed.hook_json(event, printed.file_header(answer, ask.body), report)
-    return printed.hook_json(event, printed.HEADER, report)
+    return printed.agent_json(event, FILE_EVENT, report, answer, ask.body)

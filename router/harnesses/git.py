@@ -4,23 +4,11 @@ is None; `router.integrations.install.plan_git`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from router.harnesses import events, printed
+from router.harnesses import pipe
 
 NAME = "git"
 EVENTS = ("pre-commit",)
 SETTINGS = None
-
-
-def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> events.Ask:
-    """Return what a pre-commit asks."""
-    if event == "pre-commit":
-        return events.task(payload, shared)
-    return events.Ask("skip", skip="unknown-event", **shared)
-
-
-def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
-    """Return what a pre-commit prints of a route's text report: the report alone."""
-    return printed.plain(report)
+# the hook pipes its task and staged paths to the router, and prints the answer, as a pipe does
+plan = pipe.plan
+wrap = pipe.wrap

@@ -1,5 +1,6 @@
 """A pipe (`hooks/route`, or `POST /v1/hook/pipe/route`): a task and paths in, the answer out
-as plain text. Nothing to install (`SETTINGS` is None)."""
+as plain text. Nothing to install (`SETTINGS` is None). git's pre-commit hook pipes its task
+the same way (`router.harnesses.git` takes `plan` and `wrap` from here)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,8 @@ SETTINGS = None
 
 
 def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> events.Ask:
-    """Return what a piped task asks."""
-    if event == "route":
-        return events.task(payload, shared)
-    return events.Ask("skip", skip="unknown-event", **shared)
+    """Return what a piped task asks: its `task` and `paths` routed as they are."""
+    return events.task(payload, shared)
 
 
 def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:

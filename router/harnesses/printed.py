@@ -36,6 +36,22 @@ def file_header(answer: Mapping[str, Any], body: Mapping[str, Any]) -> str:
     )
 
 
+def file_json(event: str, report: str, answer: Mapping[str, Any], body: Mapping[str, Any]) -> str:
+    """Return the hookSpecificOutput line of a file event's route: its report under the
+    header naming the file."""
+    return hook_json(event, file_header(answer, body), report)
+
+
+def agent_json(
+    event: str, file_event: str, report: str, answer: Mapping[str, Any], body: Mapping[str, Any]
+) -> str:
+    """Return the hookSpecificOutput line of a Codex CLI or Gemini CLI route: under the
+    header naming the file for `file_event`, the prompt's header for any other event."""
+    if event == file_event:
+        return file_json(event, report, answer, body)
+    return hook_json(event, HEADER, report)
+
+
 def oriented(event: str, status: Mapping[str, Any], *, brief: bool) -> str:
     """Return the hookSpecificOutput line of a session's orientation ("" for an empty
     catalog)."""

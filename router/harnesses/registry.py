@@ -20,7 +20,7 @@ class Harness(Protocol):
     SETTINGS: Settings | None  # None: installed otherwise (git), or not at all (pipe)
 
     def plan(self, event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> Ask:
-        """Return what `event` asks, given the members every payload shares."""
+        """Return what `event` (one of EVENTS) asks, given the members every payload shares."""
         ...
 
     def wrap(self, event: str, ask: Ask, report: str, answer: Mapping[str, Any]) -> str:
@@ -40,7 +40,7 @@ def plan(harness: str, name: str, payload: Mapping[str, Any] | None) -> Ask:
         return Ask("skip", skip="bad-payload")
     shared = events.common(payload)
     found = BY_NAME.get(harness)
-    if found is None:
+    if found is None or name not in found.EVENTS:
         return Ask("skip", skip="unknown-event", **shared)
     return found.plan(name, payload, shared)
 
