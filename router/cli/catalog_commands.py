@@ -20,16 +20,7 @@ from router import client
 from router.base.errors import DaemonError, KrouteError
 from router.catalog import config, diagnostic, stray
 from router.catalog.config import Config
-from router.cli.group import (
-    catalog_option,
-    color_wanted,
-    config_option,
-    emit_json,
-    json_option,
-    main,
-    resolve_config,
-    say,
-)
+from router.cli import group
 from router.client import locate, trust
 from router.core import shown
 from router.filters import intent, relevance
@@ -44,11 +35,11 @@ def _count(n: int, one: str, many: str = "") -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-@main.command()
+@group.main.command()
 @click.argument("task")
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 @click.option("--explain", is_flag=True, help="Print the annex router's score rows.")
 @click.option("--budget", type=click.IntRange(min=1), help="Pointers to offer (default 5).")
 @click.option("--limit", type=click.IntRange(min=1), help="Rows of --explain to keep.")
@@ -97,11 +88,11 @@ def route(
     if limit is not None and not explain:
         raise click.UsageError("--limit applies to the rows of --explain; use --budget for routes")
     # no daemon, and no route, over a directory that holds no catalog at all
-    cfg = resolve_config(catalog_dir, config_file, need_catalog=True)
+    cfg = group.resolve_config(catalog_dir, config_file, need_catalog=True)
     filters = {"domain": domain, "cluster": cluster, "kind": kind, "purpose": purpose}
     if explain:
         body: dict[str, Any] = {"task": task, "limit": limit, **filters}
-        emit_json(_answer(cfg, "/v1/explain", body, no_daemon))
+        group.emit_json(_answer(cfg, "/v1/explain", body, no_daemon))
         return
     if focus is not None:  # relative to where the command runs, as a shell user means it
         focus = str(Path(focus).resolve())
@@ -117,10 +108,10 @@ def route(
     }
     document = _answer(cfg, "/v1/route", body, no_daemon)
     if as_json:
-        emit_json(document)
+        group.emit_json(document)
     else:
         report = shown.clean(document["text"], lines=True)  # before the color's own escapes
-        click.echo(shown.dim_evidence(report) if color_wanted() else report)
+        click.echo(shown.dim_evidence(report) if group.color_wanted() else report)
 
 
 def _answer(cfg: Config, endpoint: str, body: dict[str, Any], no_daemon: bool) -> Any:
@@ -186,22 +177,22 @@ def neighbours_of(engine: Engine) -> nearby.Nearby:
     )
 
 
-@main.command()
-@catalog_option
-@config_option
-@json_option
+@group.main.command()
+@group.catalog_option
+@group.config_option
+@group.json_option
 def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> None:
     """Check the catalog: every diagnostic, entries by kind, and catalog files no root
     covers. Exit 1 on any error."""
     # outside any repository this is the error `kroute route` gives, not an empty catalog
-    engine = Engine.load(resolve_config(catalog_dir, config_file, need_catalog=True))
+    engine = Engine.load(group.resolve_config(catalog_dir, config_file, need_catalog=True))
     cat = engine.catalog
     kinds = dict(sorted(Counter(e.kind for e in cat.entries).items()))
     found = [*cat.diagnostics, *_strays(engine.config)]
     errors = sum(d.severity == diagnostic.ERROR for d in found)
     warnings = sum(d.severity == diagnostic.WARNING for d in found)
     if as_json:
-        emit_json(
+        group.emit_json(
             {
                 "entries": len(cat.entries),
                 "kinds": kinds,
@@ -215,7 +206,7 @@ def check(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> 
     else:
         for d in found:
             where = f"{shown.flat(d.path)}:{d.line}" if d.line is not None else shown.flat(d.path)
-            say(f"{where}: {d.severity}: {shown.flat(d.problem)}")
+            group.say(f"{where}: {d.severity}: {shown.flat(d.problem)}")
         by_kind = ", ".join(f"{shown.flat(k)} {n}" for k, n in kinds.items()) or "none"
         pages = f"; {_count(cat.pages, 'page')} read into their skill" if cat.pages else ""
         click.echo(
@@ -240,7 +231,7 @@ def _strays(cfg: Config) -> list[diagnostic.Diagnostic]:
     ]
 
 
-@main.command()
+@group.main.command()
 @click.option(
     "--dir",
     "directory",
@@ -294,12 +285,12 @@ def _route_options(command: Any) -> Any:
     return command
 
 
-@main.command(name="why-not")
+@group.main.command(name="why-not")
 @click.argument("entry")
 @click.argument("task")
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 @_route_options
 def why_not(
     entry: str,
@@ -316,37 +307,37 @@ def why_not(
     task terms it holds and lacks, its place in the score order, and what withheld it."""
     if task == "-":
         task = sys.stdin.read()
-    cfg = resolve_config(catalog_dir, config_file)
+    cfg = group.resolve_config(catalog_dir, config_file)
     if focus is not None:  # relative to where the command runs, as `kroute route` reads it
         focus = str(Path(focus).resolve())
     body = {"entry": entry, "task": task, "paths": list(paths), "focus": focus, **members}
     document = _answer(cfg, "/v1/why-not", body, no_daemon)
-    emit_json(document) if as_json else say(document["text"])
+    group.emit_json(document) if as_json else group.say(document["text"])
 
 
 # -- intent and relevance ----------------------------------------------------------------------
 
 
-@main.command(name="intent")
+@group.main.command(name="intent")
 @click.argument("text")
-@config_option
-@json_option
+@group.config_option
+@group.json_option
 def intent_command(text: str, config_file: Path | None, as_json: bool) -> None:
     """Classify TEXT (or `-` for stdin): strategy, budget, depth, confidence."""
     if text == "-":
         text = sys.stdin.read()
-    cfg = resolve_config(None, config_file)
+    cfg = group.resolve_config(None, config_file)
     classified = intent.classify(text, strategy_defaults(cfg))
     if as_json:
-        emit_json(intent.as_dict(classified))
+        group.emit_json(intent.as_dict(classified))
     else:
         click.echo(intent.taper(classified))
 
 
-@main.command(name="relevance")
+@group.main.command(name="relevance")
 @click.argument("request_file")
 @click.option("--threshold", type=float, help="Keep chunks at or above this (default 0.3).")
-@json_option
+@group.json_option
 def relevance_command(request_file: str, threshold: float | None, as_json: bool) -> None:
     """Score chunks against a focus file (adjacency pollution). REQUEST_FILE (or
     `-`) holds {focus: {path, content?}, chunks: [{source, doc_id, text}], threshold?}."""
@@ -360,7 +351,7 @@ def relevance_command(request_file: str, threshold: float | None, as_json: bool)
     ask = intake.relevance(body)
     answer = relevance.answer(ask.focus, ask.chunks, ask.threshold)
     if as_json:
-        emit_json(answer)
+        group.emit_json(answer)
         return
     for verdict in ("kept", "dropped"):
         for chunk in answer[verdict]:  # type: ignore[attr-defined]

@@ -3,6 +3,7 @@ daemon, the hooks."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -14,15 +15,7 @@ import click
 
 from router import __version__, client
 from router.base.errors import DaemonError, KrouteError
-from router.cli import shortcut
-from router.cli.group import (
-    catalog_option,
-    config_option,
-    emit_json,
-    json_option,
-    main,
-    resolve_config,
-)
+from router.cli import group, shortcut
 from router.harnesses import registry
 from router.harnesses.settings import Settings
 from router.integrations import checkup, gitstage
@@ -32,12 +25,12 @@ from router.serve import foreground, launcher, service
 # -- the daemon --------------------------------------------------------------------------------
 
 
-@main.command()
-@catalog_option
-@config_option
+@group.main.command()
+@group.catalog_option
+@group.config_option
 def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
     """Run the daemon in the foreground (logs on stderr)."""
-    code = foreground.serve(resolve_config(catalog_dir, config_file), os.environ)
+    code = foreground.serve(group.resolve_config(catalog_dir, config_file), os.environ)
     # Its files are removed and its log written: the interpreter's teardown of a whole
     # catalog's objects would only keep `kroute stop`, which waits for the exit, waiting.
     sys.stdout.flush()
@@ -45,17 +38,24 @@ def serve(catalog_dir: Path | None, config_file: Path | None) -> None:
     os._exit(code)
 
 
-def _target(catalog_dir: Path | None, config_file: Path | None) -> client.Target:
-    cfg = resolve_config(catalog_dir, config_file)
-    return client.target(cfg.root, cfg.file, os.environ)
+def _daemon_command(command: Callable[..., None]) -> Callable[..., None]:
+    """Return `command` with the --catalog and --config options, called with the daemon they
+    name (a `client.Target`) first in their place."""
+
+    @group.catalog_option
+    @group.config_option
+    @functools.wraps(command)  # keeps the options `command` already has, in their order
+    def run(catalog_dir: Path | None, config_file: Path | None, **options: Any) -> None:
+        cfg = group.resolve_config(catalog_dir, config_file)
+        command(client.target(cfg.root, cfg.file, os.environ), **options)
+
+    return run
 
 
-@main.command()
-@catalog_option
-@config_option
-def start(catalog_dir: Path | None, config_file: Path | None) -> None:
+@group.main.command()
+@_daemon_command
+def start(target: client.Target) -> None:
     """Start the daemon for this repository in the background."""
-    target = _target(catalog_dir, config_file)
     current, sentence = client.state(target)
     if current == "running":
         click.echo(f"already running: {sentence}")
@@ -70,12 +70,10 @@ def start(catalog_dir: Path | None, config_file: Path | None) -> None:
         click.echo(f"already starting: another start spawned the daemon for {target.root}")
 
 
-@main.command()
-@catalog_option
-@config_option
-def stop(catalog_dir: Path | None, config_file: Path | None) -> None:
+@group.main.command()
+@_daemon_command
+def stop(target: client.Target) -> None:
     """Stop this repository's daemon."""
-    target = _target(catalog_dir, config_file)
     _, sentence = client.state(target)
     if launcher.stop(target):
         click.echo("stopped")
@@ -83,25 +81,21 @@ def stop(catalog_dir: Path | None, config_file: Path | None) -> None:
         click.echo(f"not running: {sentence}")
 
 
-@main.command()
-@catalog_option
-@config_option
-def restart(catalog_dir: Path | None, config_file: Path | None) -> None:
+@group.main.command()
+@_daemon_command
+def restart(target: client.Target) -> None:
     """Stop this repository's daemon and start a fresh one."""
-    target = _target(catalog_dir, config_file)
     launcher.stop(target)
     launcher.start(target, os.environ)
     click.echo(f"restarted: {client.state(target)[1]}")
 
 
-@main.command()
-@catalog_option
-@config_option
-@json_option
-def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) -> None:
+@group.main.command()
+@_daemon_command
+@group.json_option
+def status(target: client.Target, as_json: bool) -> None:
     """Say whether this repository's daemon runs, and what it serves. Exit 1 when it does not
     run."""
-    target = _target(catalog_dir, config_file)
     current, sentence = client.state(target)
     report: dict[str, Any] = {"state": current, "says": sentence}
     if current == "running":
@@ -114,7 +108,7 @@ def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) ->
         for h, found in hooks
     ]
     if as_json:
-        emit_json(report)
+        group.emit_json(report)
     elif current == "running":
         click.echo(shortcut.said_running(report))
     else:
@@ -128,13 +122,13 @@ def status(catalog_dir: Path | None, config_file: Path | None, as_json: bool) ->
 # -- hooks -------------------------------------------------------------------------------------
 
 
-@main.group()
+@group.main.group()
 def install() -> None:
     """Wire kroute's hooks into Claude Code, Codex CLI, Gemini CLI or git (idempotent;
     merges, never clobbers)."""
 
 
-@main.group()
+@group.main.group()
 def uninstall() -> None:
     """Take out exactly what `kroute install` put in (other hooks untouched)."""
 
@@ -176,7 +170,7 @@ def _root(scope: str) -> tuple[Path, Path | None]:
     local install, its daemon's socket."""
     if scope == "user":
         return Path.cwd(), None
-    cfg = resolve_config(None, None)
+    cfg = group.resolve_config(None, None)
     if cfg.file is None:  # hooks find a repository by its kroute.toml
         click.echo(
             f"note: no kroute.toml at or above {cfg.root}: the hooks stay silent until "
@@ -205,7 +199,7 @@ def _add_harness(harness: Settings) -> None:
         _carry_out(plans, dry_run)
         if dry_run:
             return
-        cfg = resolve_config(None, None) if scope != "user" else None
+        cfg = group.resolve_config(None, None) if scope != "user" else None
         target = client.target(cfg.root, cfg.file, os.environ) if cfg and cfg.file else None
         _say_hooks(_hook_checks(root, target, (harness.name, scope)), err=True)
         if scope == "project":
@@ -223,7 +217,7 @@ def _add_harness(harness: Settings) -> None:
     @_scope_options(harness)
     @click.option("--dry-run", is_flag=True, help="Print the change; write nothing.")
     def remove(scope: str, dry_run: bool) -> None:
-        root = Path.cwd() if scope == "user" else resolve_config(None, None).root
+        root = Path.cwd() if scope == "user" else group.resolve_config(None, None).root
         _carry_out(install_module.plan_uninstall(harness, scope, root, _home()), dry_run)
 
 
@@ -284,11 +278,11 @@ def _carry_out(plans: list[install_module.Plan], dry_run: bool) -> None:
         click.echo(f"{'removed' if plan.after is None else 'wrote'} {plan.path}")
 
 
-@main.command(hidden=True)
+@group.main.command(hidden=True)
 def precommit() -> None:
     """Run by the git pre-commit hook: pointers for staged governed paths (advisory, on
     stderr), and a check of staged catalog files (exit 1 on errors)."""
-    cfg = resolve_config(None, None)
+    cfg = group.resolve_config(None, None)
     staged = gitstage.staged(cfg.root)
     if not staged:
         return

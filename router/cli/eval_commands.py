@@ -10,16 +10,8 @@ import click
 
 from router.base.errors import EvalError
 from router.catalog.config import DEFAULT_ORDER
+from router.cli import group
 from router.cli.catalog_commands import neighbours_of
-from router.cli.group import (
-    catalog_option,
-    config_option,
-    emit_json,
-    json_option,
-    main,
-    resolve_config,
-    say,
-)
 from router.evaluation import fixture, judged, suite
 from router.route.contract import ORDERS
 from router.route.fusion import Nearness
@@ -27,7 +19,7 @@ from router.runtime import nearby
 from router.runtime.engine import Engine
 
 
-@main.command(name="eval")
+@group.main.command(name="eval")
 @click.argument("directory", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--judged",
@@ -70,9 +62,9 @@ from router.runtime.engine import Engine
     help="Also run each order with neighbours by meaning fused in, and the model alone; with "
     "--suite, also every words' weight and each set left out in turn.",
 )
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 def eval_command(
     directory: Path | None,
     judged_file: Path | None,
@@ -99,7 +91,7 @@ def eval_command(
                 "drop --catalog, --config and --budget"
             )
         measured = _suite(suite_file, order, baselines, with_meaning)
-        emit_json(measured) if as_json else say(suite.text(measured))
+        group.emit_json(measured) if as_json else group.say(suite.text(measured))
         return
     if judged_file is not None:
         load = _engines(catalog_dir, config_file)
@@ -107,18 +99,18 @@ def eval_command(
         report = judged.run(
             load, tasks, budget, baselines, _neighbours(load) if with_meaning else None
         )
-        emit_json(report) if as_json else say(judged.text(report))
+        group.emit_json(report) if as_json else group.say(judged.text(report))
         return
     if intent_file is not None:
         report = fixture.intent_report(intent_file)
-        emit_json(report) if as_json else say(fixture.intent_text(report))
+        group.emit_json(report) if as_json else group.say(fixture.intent_text(report))
         return
     assert directory is not None
     if not directory.is_dir():
         raise click.BadParameter(f"{directory} is not a directory", param_hint="DIRECTORY")
-    report = fixture.cases(directory, lambda d: Engine.load(resolve_config(d, None)))
+    report = fixture.cases(directory, lambda d: Engine.load(group.resolve_config(d, None)))
     if as_json:
-        emit_json(report)
+        group.emit_json(report)
     else:
         for case in report["cases"]:
             mark = "pass" if case["passed"] else "FAIL"
@@ -147,7 +139,7 @@ def _engines(catalog_dir: Path | None, config_file: Path | None) -> judged.Load:
                         f"the judged set names repo {repo!r}, and {where} is not a directory",
                         "Point --catalog at the folder holding the repositories",
                     )
-            engines[repo] = Engine.load(resolve_config(where, config_file))
+            engines[repo] = Engine.load(group.resolve_config(where, config_file))
         return engines[repo]
 
     return load

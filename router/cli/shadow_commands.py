@@ -11,15 +11,7 @@ from typing import Any
 import click
 
 from router.base.errors import KrouteError
-from router.cli.group import (
-    catalog_option,
-    config_option,
-    emit_json,
-    json_option,
-    main,
-    resolve_config,
-    say,
-)
+from router.cli import group
 from router.client import locate, trust
 from router.core import shown
 from router.logbook import follow, logfile, opened, page, review, shadow
@@ -29,13 +21,13 @@ from router.serve import service
 # -- the shadow log ----------------------------------------------------------------------------
 
 
-@main.group(name="shadow")
+@group.main.group(name="shadow")
 def shadow_group() -> None:
     """Review the shadow log: every route emitted, and whether it was injected."""
 
 
 def _log_dir(catalog_dir: Path | None, config_file: Path | None) -> Path:
-    cfg = resolve_config(catalog_dir, config_file)
+    cfg = group.resolve_config(catalog_dir, config_file)
     state = locate.state_dir(os.environ)
     directory = shadow.log_dir(state, locate.key(cfg.root, cfg.file))
     if directory.exists():  # a log another user could have written is not read
@@ -69,8 +61,8 @@ since_option = click.option("--since", help="Only records at or after this date 
 
 
 @shadow_group.command(name="path")
-@catalog_option
-@config_option
+@group.catalog_option
+@group.config_option
 def shadow_path(catalog_dir: Path | None, config_file: Path | None) -> None:
     """Print the directory of this repository's shadow log."""
     click.echo(str(_log_dir(catalog_dir, config_file)))
@@ -78,21 +70,21 @@ def shadow_path(catalog_dir: Path | None, config_file: Path | None) -> None:
 
 @shadow_group.command(name="tail")
 @click.option("-n", "count", type=click.IntRange(min=1), default=10, show_default=True)
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 def shadow_tail(
     count: int, catalog_dir: Path | None, config_file: Path | None, as_json: bool
 ) -> None:
     """Print the last records."""
     records = shadow.tail(_records(catalog_dir, config_file, None), count)
     if as_json:
-        emit_json(records)
+        group.emit_json(records)
         return
     for r in records:
         pointers = ", ".join(p["id"] for p in r.get("pointers") or []) or r.get("skip") or "silent"
         task = shown.flat(str(r.get("task", "")))[:60]
-        say(
+        group.say(
             f"{shown.flat(str(r['at']))}  {shown.flat(str(r['source'])):<26} {task!r} -> "
             f"{shown.flat(str(pointers))}"
         )
@@ -100,9 +92,9 @@ def shadow_tail(
 
 @shadow_group.command(name="stats")
 @since_option
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 def shadow_stats(
     since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
 ) -> None:
@@ -118,11 +110,11 @@ def shadow_stats(
     }
     stats["dropped"] = full
     if as_json:
-        emit_json(stats)
+        group.emit_json(stats)
         return
-    say(review.stats_text(stats))
-    say("")
-    say(follow.summary_text(stats["followed"]))
+    group.say(review.stats_text(stats))
+    group.say("")
+    group.say(follow.summary_text(stats["followed"]))
     cap = logfile.MAX_DAY_BYTES // (1024 * 1024)
     for day, count in full.items():
         click.echo(f"dropped {count} line(s) on {day}: that day's log reached its {cap} MiB cap")
@@ -144,9 +136,9 @@ def shadow_stats(
     "without --from, the one that changed last).",
 )
 @since_option
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 def shadow_diff(
     from_version: str,
     to_version: str,
@@ -169,13 +161,13 @@ def shadow_diff(
         axis = by or review.axis_of(records, from_version)
     result = review.diff(records, from_version, to_version, axis)
     if as_json:
-        emit_json({**result, "versions": listed} if listed else result)
+        group.emit_json({**result, "versions": listed} if listed else result)
         return
-    say(review.diff_text(result))
+    group.say(review.diff_text(result))
     for name, values in listed.items():
-        say(f"\n{review.AXES[name][2].lower()} with routes, the last routed last:")
+        group.say(f"\n{review.AXES[name][2].lower()} with routes, the last routed last:")
         for value in values:
-            say(
+            group.say(
                 f"  {shown.flat(value['value'])}  {value['routes']} routes, "
                 f"{shown.flat(str(value['first']))} to {shown.flat(str(value['last']))}"
             )
@@ -183,24 +175,24 @@ def shadow_diff(
 
 @shadow_group.command(name="documents")
 @since_option
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 def shadow_documents(
     since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
 ) -> None:
     """Which documents the logged routes offered most, and which catalog entries never."""
     records = _records(catalog_dir, config_file, since)
-    engine = Engine.load(resolve_config(catalog_dir, config_file))
+    engine = Engine.load(group.resolve_config(catalog_dir, config_file))
     view = review.documents(records, engine.listing()["entries"])
-    emit_json(view) if as_json else say(review.documents_text(view))
+    group.emit_json(view) if as_json else group.say(review.documents_text(view))
 
 
 @shadow_group.command(name="misses")
 @since_option
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 def shadow_misses(
     since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
 ) -> None:
@@ -208,20 +200,20 @@ def shadow_misses(
     for their routing fields), and pointers agents never followed."""
     records = _records(catalog_dir, config_file, since)
     view = follow.misses(records, _opens(catalog_dir, config_file, since))
-    emit_json(view) if as_json else say(follow.misses_text(view))
+    group.emit_json(view) if as_json else group.say(follow.misses_text(view))
 
 
 @shadow_group.command(name="replay")
 @since_option
-@catalog_option
-@config_option
-@json_option
+@group.catalog_option
+@group.config_option
+@group.json_option
 def shadow_replay(
     since: str | None, catalog_dir: Path | None, config_file: Path | None, as_json: bool
 ) -> None:
     """Re-route logged tasks with the current engine and catalog; list what would change."""
     records = _records(catalog_dir, config_file, since)
-    engine = Engine.load(resolve_config(catalog_dir, config_file))
+    engine = Engine.load(group.resolve_config(catalog_dir, config_file))
     app = service.App(engine)  # a replay is not a route emitted: nothing is logged
 
     def route_again(task: str, request: dict[str, Any]) -> Any:
@@ -248,20 +240,20 @@ def shadow_replay(
             f"note: {report['redacted']} redacted route(s) skipped: their task is a digest",
             err=True,
         )
-    emit_json(report) if as_json else say(review.replay_text(report))
+    group.emit_json(report) if as_json else group.say(review.replay_text(report))
 
 
 @shadow_group.command(name="report")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @since_option
-@catalog_option
-@config_option
+@group.catalog_option
+@group.config_option
 def shadow_report(
     html_file: Path, since: str | None, catalog_dir: Path | None, config_file: Path | None
 ) -> None:
     """Write one self-contained HTML page: stats and comparisons by engine and catalog
     version, pointers followed, documents, silent prompts, plots."""
-    cfg = resolve_config(catalog_dir, config_file)
+    cfg = group.resolve_config(catalog_dir, config_file)
     html = page.report(
         _records(catalog_dir, config_file, since),
         _opens(catalog_dir, config_file, since),
