@@ -56,24 +56,14 @@ class Recorder:
             return
         at = self.now()
 
-        # the line is built and written by the job, once the route is answered when deferred
-        def append() -> None:
-            try:
-                record = shadow.record(emitted, stamp(at))
-                if redact:
-                    record = shadow.redacted(record)
-                day = at.date().isoformat()
-                if not logfile.append(shadow.log_path(self.state, self.repo_id, day), record):
-                    self.losses.dropped += 1
-            except (KrouteError, OSError) as error:
-                self.losses.unwritten += 1
-                self.losses.last = str(error)
-                warn(f"shadow log not written: {error}")
+        def append() -> bool:
+            record = shadow.record(emitted, stamp(at))
+            if redact:
+                record = shadow.redacted(record)
+            day = at.date().isoformat()
+            return logfile.append(shadow.log_path(self.state, self.repo_id, day), record)
 
-        if self.defer is not None:
-            self.defer(append)
-        else:
-            append()
+        self._run(append)
 
     def write_reads(
         self,
@@ -122,20 +112,31 @@ class Recorder:
             return
         at = self.now()
 
-        def append() -> None:
+        def append() -> bool:
+            record = opened.record(
+                at=stamp(at),
+                engine_version=engine.version,
+                catalog_fingerprint=engine.catalog.fingerprint,
+                source=source,
+                session=session,
+                tool=tool,
+                found=found,
+                offer=offer,
+            )
+            path = opened.log_path(self.state, self.repo_id, at.date().isoformat())
+            return logfile.append(path, record, state=self.state)
+
+        self._run(append)
+
+    def _run(self, append: Callable[[], bool]) -> None:
+        """Run `append` (which builds and appends a line, and returns False when the day's
+        log was full), or hand it to `defer` so that the line is built and written once the
+        route is answered. A line dropped or not written is counted in `losses`, a failure
+        reported on stderr, never raised."""
+
+        def job() -> None:
             try:
-                record = opened.record(
-                    at=stamp(at),
-                    engine_version=engine.version,
-                    catalog_fingerprint=engine.catalog.fingerprint,
-                    source=source,
-                    session=session,
-                    tool=tool,
-                    found=found,
-                    offer=offer,
-                )
-                path = opened.log_path(self.state, self.repo_id, at.date().isoformat())
-                if not logfile.append(path, record, state=self.state):
+                if not append():
                     self.losses.dropped += 1
             except (KrouteError, OSError) as error:
                 self.losses.unwritten += 1
@@ -143,9 +144,9 @@ class Recorder:
                 warn(f"shadow log not written: {error}")
 
         if self.defer is not None:
-            self.defer(append)
+            self.defer(job)
         else:
-            append()
+            job()
 
     def session_routes(self, session: str) -> list[shadow.Record]:
         """Return the routes of a session logged on the last opened.PRIME_DAYS days, in
