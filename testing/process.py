@@ -1,5 +1,5 @@
-"""The real programs a test runs as processes: the `kroute` script of this environment, and a
-fresh interpreter that says what importing a module loads."""
+"""The real programs a test runs as processes: the `kroute` script of this environment, git,
+and a fresh interpreter that says what importing a module loads."""
 
 from __future__ import annotations
 
@@ -25,6 +25,17 @@ def kroute(
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
+        timeout=120,
+    )
+
+
+def git(repo: Path, *args: str) -> None:
+    """Run git in `repo` as a test author; raise CalledProcessError when it fails."""
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
         timeout=120,
     )
 

@@ -1,10 +1,14 @@
-"""Hand-built shadow records shared by the shadow and review tests."""
+"""Hand-built shadow records shared by the shadow and review tests, and the lines a real
+daemon logs for a repository."""
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 from typing import Any
 
+from router.client import locate
 from router.logbook import shadow
 
 FILTERS = {"cluster": None, "domain": None, "kind": None, "purpose": None}
@@ -80,3 +84,17 @@ def read_all(source: Path, since: str | None = None) -> tuple[list[dict[str, Any
     reading = shadow.read(source, since)
     records = list(reading)
     return records, reading.skipped
+
+
+def shadow_lines(repo: Path, expected: int = 0) -> list[dict[str, Any]]:
+    """Return the repository's shadow lines (under KROUTE_HOME) once there are `expected` of
+    them (the daemon writes one just after it answers), or what there is after 10 s."""
+    directory = shadow.log_dir(
+        Path(os.environ["KROUTE_HOME"]), locate.key(repo, repo / "kroute.toml")
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        found = list(shadow.read(directory)) if directory.exists() else []
+        if len(found) >= expected or time.monotonic() > deadline:
+            return found
+        time.sleep(0.02)

@@ -425,14 +425,21 @@ def test_the_staged_version_is_checked_not_the_working_tree(repo: Path) -> None:
     assert git(repo, "commit", "-qm", "x").returncode != 0
 
 
-@pytest.mark.process
-def test_a_foreign_pre_commit_hook_is_kept_and_still_runs(repo: Path) -> None:
+def foreign_pre_commit(repo: Path) -> Path:
+    """Write a pre-commit hook of another tool into the repository's hooks; return it."""
     hooks = Path(git(repo, "rev-parse", "--git-path", "hooks").stdout.strip())
     hooks = hooks if hooks.is_absolute() else repo / hooks
     hooks.mkdir(parents=True, exist_ok=True)
     theirs = hooks / "pre-commit"
     theirs.write_text("#!/bin/sh\necho their-hook-ran >&2\n")
     theirs.chmod(0o755)
+    return theirs
+
+
+@pytest.mark.process
+def test_a_foreign_pre_commit_hook_is_kept_and_still_runs(repo: Path) -> None:
+    theirs = foreign_pre_commit(repo)
+    hooks = theirs.parent
     dry = kroute("install", "git", "--dry-run", cwd=repo)
     assert "move" in dry.stdout and "pre-commit.local" in dry.stdout
     assert "their-hook-ran" in theirs.read_text()
@@ -456,12 +463,8 @@ def test_pre_commit_framework_manifest() -> None:
 
 @pytest.mark.process
 def test_uninstall_git_restores_the_foreign_hook_and_removes_its_own(repo: Path) -> None:
-    hooks = Path(git(repo, "rev-parse", "--git-path", "hooks").stdout.strip())
-    hooks = hooks if hooks.is_absolute() else repo / hooks
-    hooks.mkdir(parents=True, exist_ok=True)
-    theirs = hooks / "pre-commit"
-    theirs.write_text("#!/bin/sh\necho their-hook-ran >&2\n")
-    theirs.chmod(0o755)
+    theirs = foreign_pre_commit(repo)
+    hooks = theirs.parent
     kroute("install", "git", cwd=repo)
     assert kroute("uninstall", "git", cwd=repo).returncode == 0
     assert theirs.read_text() == "#!/bin/sh\necho their-hook-ran >&2\n"

@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,12 +16,11 @@ import pytest
 from router import client
 from router.base.errors import ToolUnavailableError
 from router.catalog import config
-from router.client import locate
 from router.integrations import toolserver
-from router.logbook import shadow
 from router.serve import service
 from testing.paths import DEMO
 from testing.process import kroute
+from testing.records import shadow_lines
 
 HAS_SDK = importlib.util.find_spec("mcp") is not None
 needs_sdk = pytest.mark.skipif(
@@ -38,20 +36,6 @@ MISSING = (
 @pytest.fixture
 def repo(copy_tree: Callable[[Path], Path]) -> Path:
     return copy_tree(DEMO).resolve()
-
-
-def shadow_lines(repo: Path, expected: int) -> list[dict[str, Any]]:
-    """Return the repository's shadow lines once there are `expected` of them (the daemon
-    writes one just after it answers), or what there is after 10 s."""
-    directory = shadow.log_dir(
-        Path(os.environ["KROUTE_HOME"]), locate.key(repo, repo / "kroute.toml")
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        found = list(shadow.read(directory)) if directory.exists() else []
-        if len(found) >= expected or time.monotonic() > deadline:
-            return found
-        time.sleep(0.02)
 
 
 def session(

@@ -22,14 +22,8 @@ from router.ranking import index
 from router.route import whynot
 from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
+from testing.disk import write
 from testing.process import kroute
-
-
-def write(root: Path, relpath: str, text: str) -> Path:
-    file = root / relpath
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(text, encoding="utf-8")
-    return file
 
 
 def page(title: str, text: str = "Body text.") -> str:

@@ -9,6 +9,7 @@ import pytest
 from router.base.errors import ConfigError
 from router.catalog import config
 from router.catalog.config import DEFAULT_ROOTS
+from testing import disk
 from testing.paths import DEMO, FIXTURES
 
 FULL = """\
@@ -43,14 +44,9 @@ how_to = { purpose = "procedure" }
 """
 
 
-def write(tmp_path: Path, body: str | bytes, name: str = "kroute.toml") -> Path:
-    file = tmp_path / name
-    file.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(body, bytes):
-        file.write_bytes(body)
-    else:
-        file.write_text(body, encoding="utf-8")
-    return file
+def write(directory: Path, body: str | bytes) -> Path:
+    """Write `body` as the kroute.toml of `directory`; return the file."""
+    return disk.write(directory, "kroute.toml", body)
 
 
 def test_load_full_config(tmp_path: Path) -> None:

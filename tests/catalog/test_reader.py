@@ -21,21 +21,12 @@ from router.catalog.diagnostic import Diagnostic
 from router.catalog.reader import MAX_FILE_BYTES, Catalog
 from router.catalog.walk import SKIP_DIRS
 from router.ranking.index import Index
+from testing.disk import write
 from testing.paths import CORPORA, DEMO, FIXTURES
 from testing.process import kroute
 from testing.wait import within
 
 MESSY = FIXTURES / "catalogs" / "messy"
-
-
-def write(root: Path, relpath: str, text: str | bytes) -> Path:
-    file = root / relpath
-    file.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        file.write_bytes(text)
-    else:
-        file.write_text(text, encoding="utf-8")
-    return file
 
 
 def doc(ident: str, title: str = "A title", extra: str = "") -> str:

@@ -68,27 +68,13 @@ def test_the_shims_name_the_socket_as_python_does(tmp_path: Path, runtime: str) 
     elif runtime == "deep":  # too long for a socket path: both fall back to /tmp
         env["XDG_RUNTIME_DIR"] = str(tmp_path / ("d" * 90))
     places = locate.places(repo, repo / "kroute.toml", env)
-
-    def shim_finds() -> str:
-        return subprocess.run(
-            [
-                "sh",
-                "-c",
-                '. "$0"; kroute_socket; printf %s "$found"',
-                str(REPO / "hooks" / "lib.sh"),
-            ],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout
-
-    assert shim_finds() == ""  # no daemon has named this root: no socket to try
+    assert shim_finds(env).stdout == ""  # no daemon has named this root: no socket to try
     trust.private_dir(places.runtime)
     presence.write_root(places, repo, repo / "kroute.toml")  # as a starting daemon does
     try:
-        assert shim_finds() == str(places.socket)
-        assert shim_finds() == locate.socket(repo, repo / "kroute.toml", env, os.getuid())
+        assert shim_finds(env).stdout == str(places.socket)
+        expected = locate.socket(repo, repo / "kroute.toml", env, os.getuid())
+        assert shim_finds(env).stdout == expected
     finally:
         presence.root_file(places).unlink()
 

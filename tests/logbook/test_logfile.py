@@ -18,6 +18,7 @@ from router.base.errors import ShadowError, StateError
 from router.client import locate
 from router.logbook import logfile, shadow
 from testing.paths import DEMO, REPO
+from testing.process import kroute
 from testing.records import read_all, record
 
 
@@ -108,13 +109,7 @@ def test_a_full_day_drops_lines_and_stats_says_so(tmp_path: Path, copy_tree: Any
     assert written == [True, True, False, False]
     assert path.stat().st_size <= 2 * line
     assert logfile.dropped(directory) == {"2025-03-03": 2}
-    done = subprocess.run(
-        [sys.executable, "-m", "router", "shadow", "stats"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = kroute("shadow", "stats", cwd=repo)
     assert done.returncode == 0, done.stderr
     assert "dropped 2 line(s) on 2025-03-03" in done.stdout
 

@@ -11,7 +11,6 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from router.runtime.engine import Engine
 from router.serve import service
 from testing.paths import CHROMIUM, DEMO
 from testing.process import kroute
+from testing.records import shadow_lines
 
 FIELDS = {
     "schema", "at", "engine_version", "catalog_fingerprint", "config_digest", "source",
@@ -38,24 +38,10 @@ def repo(copy_tree: Callable[[Path], Path]) -> Path:
     return copy_tree(DEMO).resolve()
 
 
-def lines(repo: Path, expected: int = 0) -> list[dict]:  # type: ignore[type-arg]
-    """Return the repository's shadow lines, once there are `expected` of them: the daemon
-    writes a line just after it answers."""
-    directory = shadow.log_dir(
-        Path(os.environ["KROUTE_HOME"]), locate.key(repo, repo / "kroute.toml")
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        found = list(shadow.read(directory)) if directory.exists() else []
-        if len(found) >= expected or time.monotonic() > deadline:
-            return found
-        time.sleep(0.02)
-
-
 @pytest.mark.process
 def test_cli_socket_and_daemon_routes_each_add_one_line(repo: Path) -> None:
     kroute("route", "--no-daemon", "retry a failed delivery", cwd=repo)
-    assert [r["source"] for r in lines(repo)] == ["cli"]
+    assert [r["source"] for r in shadow_lines(repo)] == ["cli"]
     kroute("route", "rotate the webhook signing key", cwd=repo)  # starts a daemon, asks it
     target = client.target(repo, repo / "kroute.toml", os.environ)
     subprocess.run(
@@ -71,7 +57,7 @@ def test_cli_socket_and_daemon_routes_each_add_one_line(repo: Path) -> None:
         check=True,
         capture_output=True,
     )
-    records = lines(repo, expected=3)
+    records = shadow_lines(repo, expected=3)
     assert [r["source"] for r in records] == ["cli", "cli", "socket"]
     for record in records:
         assert set(record) == FIELDS
@@ -85,7 +71,7 @@ def test_mode_off_logs_nothing(repo: Path) -> None:
     text = (repo / "kroute.toml").read_text().replace('mode = "live"', 'mode = "off"')
     (repo / "kroute.toml").write_text(text)
     kroute("route", "--no-daemon", "retry a failed delivery", cwd=repo)
-    assert lines(repo) == []
+    assert shadow_lines(repo) == []
 
 
 def test_strictest_mode_wins() -> None:
@@ -107,7 +93,7 @@ def test_review_commands_over_two_engine_versions(repo: Path, tmp_path: Path) ->
         service.App(engine, rec).answer(
             "POST", "/v1/route", service.encode({"task": task, "budget": 1}), "cli"
         )
-    assert len(lines(repo, expected=6)) == 6
+    assert len(shadow_lines(repo, expected=6)) == 6
 
     stats = json.loads(kroute("shadow", "stats", "--json", cwd=repo).stdout)
     assert stats["versions"] == [__version__, "9.9.9"]
@@ -150,7 +136,7 @@ def test_after_a_catalog_edit_diff_and_report_compare_the_two_catalogs(
     (repo / "docs" / "how-to" / "redeliver-failed-webhook.md").unlink()  # the catalog edit
     for task in tasks:
         assert kroute("route", "--no-daemon", task, cwd=repo).returncode == 0
-    before, *_, after = lines(repo, expected=4)
+    before, *_, after = shadow_lines(repo, expected=4)
     assert before["catalog_fingerprint"] != after["catalog_fingerprint"]
 
     shown = kroute("shadow", "diff", cwd=repo)  # no --from, no --to: the last two
@@ -253,7 +239,7 @@ def test_redact_logs_digests_and_replay_skips_them(repo: Path) -> None:
     task = "retry a failed webhook delivery"
     shown = kroute("route", "--no-daemon", task, cwd=repo)
     assert shown.returncode == 0 and "webhook" in shown.stdout  # the answer keeps its words
-    (line,) = lines(repo, 1)
+    (line,) = shadow_lines(repo, 1)
     assert line["redacted"] is True
     assert line["task"] == shadow.digest(task) and line["task"].startswith("sha256:")
     assert len(line["task"]) == len("sha256:") + shadow.DIGEST_HEX

@@ -25,7 +25,7 @@ from router.client import locate, presence, trust
 from router.logbook import shadow
 from router.serve import launcher
 from testing.paths import DEMO, FIXTURES, REPO
-from testing.process import heavy_imports, kroute
+from testing.process import git, heavy_imports, kroute
 from testing.wait import eventually
 
 EM = "\u2014"
@@ -449,16 +449,6 @@ def atomic_write(path: Path, text: str) -> None:
     temp = path.with_name(f".{path.name}.tmp")
     temp.write_text(text)
     os.replace(temp, path)
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        timeout=60,
-    )
 
 
 BRANCH_CHANGES = 100

@@ -25,7 +25,7 @@ from router.ranking import field, index
 from router.runtime.engine import Engine
 from router.serve import daemon, update
 from testing.paths import DEMO
-from testing.process import kroute
+from testing.process import git, kroute
 from testing.wait import eventually, within
 
 # How long a request or a settling daemon is given (generous: the box is loaded); not a
@@ -34,16 +34,6 @@ ANSWER_SECONDS = 10.0
 SETTLE_SECONDS = 60.0
 DOC = "---\nid: {id}\ntitle: {title}\nsummary: {words}\n---\n\n# {title}\n\n{words}\n"
 BRANCH_DOCS = 300
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
 
 
 def started(repo: Path) -> client.Target:
