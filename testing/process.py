@@ -3,6 +3,7 @@ and a fresh interpreter that says what importing a module loads."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -18,13 +19,22 @@ def kroute(
 ) -> subprocess.CompletedProcess[str]:
     """Run the real `kroute` console script of this environment and return what it did."""
     exe = Path(sys.executable).with_name("kroute")
+    return run([str(exe), *args], cwd=cwd, env={**os.environ, **(env or {})}, stdin=stdin)
+
+
+def run(
+    args: list[str], *, cwd: Path | None, env: dict[str, str], stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run `args` in `cwd` with exactly the environment `env`, `stdin` on its standard input,
+    text in and out (UTF-8); return what it did."""
     return subprocess.run(
-        [str(exe), *args],
+        args,
         cwd=cwd,
         input=stdin,
         capture_output=True,
         text=True,
-        env={**os.environ, **(env or {})},
+        encoding="utf-8",
+        env=env,
         timeout=120,
     )
 
@@ -38,6 +48,18 @@ def git(repo: Path, *args: str) -> None:
         capture_output=True,
         timeout=120,
     )
+
+
+def script_imports(script: Path) -> set[str | None]:
+    """Return the modules a Python script imports, read from its source (not run; None for
+    a relative `from . import`)."""
+    tree = ast.parse(script.read_text(encoding="utf-8"))
+    return {
+        node.module if isinstance(node, ast.ImportFrom) else alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    }
 
 
 def heavy_imports(module: str) -> list[str]:

@@ -13,7 +13,7 @@ import pytest
 
 from router.catalog import config
 from testing.paths import DEMO, FIXTURES
-from testing.process import kroute
+from testing.process import kroute, run
 
 EM = "\u2014"
 
@@ -236,17 +236,21 @@ def test_a_governed_path_offers_every_governing_document(corpus: Path) -> None:
     assert all(p["evidence"]["anchors"] == ["engine/crates/cli/src/main.rs"] for p in anchored)
 
 
-@pytest.mark.process
-def test_eval_judged_prints_the_three_orders(corpus: Path) -> None:
-    result = kroute(
-        "eval",
+def headwater_judged(corpus: Path) -> list[str]:
+    """Return `kroute eval`'s arguments for the headwater judged set on its catalog."""
+    return [
         "--judged",
         str(FIXTURES / "judged" / "headwater.jsonl"),
         "--catalog",
         str(corpus / "headwater"),
         "--config",
         str(FIXTURES / "headwater" / "kroute.toml"),
-    )
+    ]
+
+
+@pytest.mark.process
+def test_eval_judged_prints_the_three_orders(corpus: Path) -> None:
+    result = kroute("eval", *headwater_judged(corpus))
     assert result.returncode == 0, result.stderr
     rows = [line.split()[0] for line in result.stdout.splitlines()[1:4]]
     assert rows == ["diverse", "turns", "score"]
@@ -264,12 +268,7 @@ def test_eval_intent_prints_accuracy_and_confusions() -> None:
 def test_eval_baseline_bm25_runs_in_the_same_process(corpus: Path) -> None:
     result = kroute(
         "eval",
-        "--judged",
-        str(FIXTURES / "judged" / "headwater.jsonl"),
-        "--catalog",
-        str(corpus / "headwater"),
-        "--config",
-        str(FIXTURES / "headwater" / "kroute.toml"),
+        *headwater_judged(corpus),
         "--baseline",
         "bm25",
         "--json",
@@ -719,14 +718,7 @@ def test_a_route_is_answered_in_process_when_no_daemon_can_be_had(
     blocker.write_text("not a directory")
     env = {k: v for k, v in os.environ.items() if not (unusable == "HOME" and k == "KROUTE_HOME")}
     env[unusable] = str(blocker)
-    result = subprocess.run(
-        [str(KROUTE), "route", "rotate the webhook signing key"],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run([str(KROUTE), "route", "rotate the webhook signing key"], cwd=repo, env=env)
     assert result.returncode == 0, result.stderr
     assert "rotate-webhook-signing-key.md" in result.stdout
     assert len(result.stderr.splitlines()) == 1, result.stderr

@@ -22,7 +22,7 @@ from router.logbook import shadow
 from router.serve import launcher
 from router.serve.server import BODY_CAP
 from testing.paths import DEMO, FIXTURES, REPO
-from testing.process import heavy_imports, kroute
+from testing.process import heavy_imports, kroute, script_imports
 from testing.wait import eventually
 
 EM = "\u2014"
@@ -426,16 +426,7 @@ def test_the_fast_path_imports_nothing_it_does_not_need(daemon: Path) -> None:
 def test_the_hook_script_imports_the_hook_alone() -> None:
     """`kroute-hook` is installed as a script, not as an entry point whose wrapper would
     import `re` before the hook runs."""
-    import ast
-
-    tree = ast.parse((REPO / "bin" / "kroute-hook").read_text(encoding="utf-8"))
-    imported = {
-        node.module if isinstance(node, ast.ImportFrom) else alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported == {"os", "router.integrations.hook"}
+    assert script_imports(REPO / "bin" / "kroute-hook") == {"os", "router.integrations.hook"}
     assert (BIN / "kroute-hook").read_text(encoding="utf-8").splitlines()[1:] == (
         (REPO / "bin" / "kroute-hook").read_text(encoding="utf-8").splitlines()[1:]
     )

@@ -15,7 +15,7 @@ import pytest
 from router.harnesses import printed
 from router.integrations import install
 from testing.paths import DEMO, FIXTURES
-from testing.process import kroute
+from testing.process import kroute, run
 
 BIN = Path(sys.executable).parent
 
@@ -146,14 +146,8 @@ def test_a_project_install_works_unchanged_in_another_checkout_with_another_bin_
     settings = elsewhere / ".claude" / "settings.json"
     (command,) = commands_of(settings, "UserPromptSubmit")
     data = (FIXTURES / "hook_payloads" / "user_prompt_submit.json").read_text()
-    result = subprocess.run(
-        ["sh", "-c", command],
-        input=data.replace("REPO", str(elsewhere)),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=elsewhere,
-        timeout=60,
+    result = run(
+        ["sh", "-c", command], cwd=elsewhere, env=env, stdin=data.replace("REPO", str(elsewhere))
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(printed.HEADER)

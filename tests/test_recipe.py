@@ -19,6 +19,7 @@ import pytest
 
 from router.integrations import install
 from testing.paths import DEMO, FIXTURES, REPO
+from testing.process import run
 from testing.wait import eventually
 
 pytestmark = pytest.mark.process
@@ -87,34 +88,20 @@ def follow(commands: list[str], workdir: Path, env: dict[str, str], bin_dir: Pat
         if words[0] == "cd":
             cwd = workdir / words[1]
             continue
-        done = subprocess.run(
-            ["/bin/sh", "-c", command],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run(["/bin/sh", "-c", command], cwd=cwd, env=env)
         assert done.returncode == 0, (command, done.stdout, done.stderr)
     return cwd
 
 
 def run_hook(
-    command: str, payload: bytes, root: Path, env: dict[str, str], project: str | None
+    command: str, payload: str, root: Path, env: dict[str, str], project: str | None
 ) -> str:
     """Run one installed hook command as its harness does: through a shell, in the project,
     with the payload on stdin."""
     environment = {**env, **({project: str(root)} if project else {})}
-    done = subprocess.run(
-        ["/bin/sh", "-c", command],
-        input=payload,
-        cwd=root,
-        env=environment,
-        capture_output=True,
-        timeout=60,
-    )
+    done = run(["/bin/sh", "-c", command], cwd=root, env=environment, stdin=payload)
     assert done.returncode == 0, done.stderr
-    return done.stdout.decode("utf-8")
+    return done.stdout
 
 
 def command_of(root: Path, settings: str, event: str) -> str:
@@ -130,14 +117,14 @@ def first_prompt(root: Path, name: str, env: dict[str, str]) -> str:
     loads while the person types) and return what its first prompt's hook prints."""
     settings, (start, start_payload), (prompt, prompt_payload), project = SESSIONS[name]
 
-    def payload(file: str) -> bytes:
-        return (PAYLOADS / file).read_bytes().replace(b"REPO", str(root).encode())
+    def payload(file: str) -> str:
+        return (PAYLOADS / file).read_text(encoding="utf-8").replace("REPO", str(root))
 
     run_hook(command_of(root, settings, start), payload(start_payload), root, env, project)
     status = [str(BIN / "kroute"), "status", "--json"]
 
     def loaded() -> bool:
-        done = subprocess.run(status, cwd=root, env=env, capture_output=True, text=True)
+        done = run(status, cwd=root, env=env)
         return done.returncode == 0 and json.loads(done.stdout).get("phase") != "loading"
 
     assert eventually(loaded, 60), "no daemon came up after SessionStart"

@@ -19,7 +19,7 @@ from router.client import presence
 from router.harnesses import registry
 from router.integrations import install
 from testing.paths import DEMO, REPO
-from testing.process import kroute
+from testing.process import kroute, script_imports
 from testing.wait import eventually
 
 EM = "\u2014"
@@ -245,13 +245,4 @@ def test_the_shortcut_imports_nothing_heavier_than_the_wire(daemon: Path, args: 
 def test_the_kroute_script_imports_the_command_line_alone() -> None:
     """`kroute` is installed as a script, not as an entry point whose wrapper would import
     `re` before the command line runs."""
-    import ast
-
-    tree = ast.parse((REPO / "bin" / "kroute").read_text(encoding="utf-8"))
-    imported = {
-        node.module if isinstance(node, ast.ImportFrom) else alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert imported == {"sys", "router.cli"}
+    assert script_imports(REPO / "bin" / "kroute") == {"sys", "router.cli"}
