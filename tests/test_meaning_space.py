@@ -11,6 +11,7 @@ from router.catalog.entry import Entry, Section
 from router.meaning import passage
 from router.meaning.space import Space
 from router.meaning.store import Vectors
+from testing.entries import doc
 
 try:
     import numpy as np
@@ -21,15 +22,7 @@ needs_numpy = pytest.mark.skipif(np is None, reason="the meaning extra is not in
 
 def entry(id: str, title: str = "", summary: str = "", body: str = "") -> Entry:
     sections = (Section("", body),) if body else ()
-    return Entry(
-        id=id,
-        kind="doc",
-        path=f"{id}.md",
-        file=f"{id}.md",
-        title=title,
-        summary=summary,
-        body=sections,
-    )
+    return doc(id, title=title, summary=summary, body=sections)
 
 
 def test_a_passage_is_title_summary_and_the_body_opening() -> None:

@@ -275,13 +275,7 @@ def test_a_slug_id_and_file_name_do_not_count_the_title_three_times() -> None:
     # A catalog mixing slug-named documents with numbered records: the record whose title
     # and summary both hold the task's words outranks the slug whose id and file name only
     # repeat its title's.
-    slug = Entry(
-        id="secret-rotation",
-        kind="doc",
-        path="docs/secret-rotation.md",
-        file="docs/secret-rotation.md",
-        title="Secret rotation",
-    )
+    slug = doc("secret-rotation", title="Secret rotation")
     numbered = doc("DR-0007", title="Secret rotation", summary="Rotation of every secret, monthly.")
     index = Index([slug, numbered, *[doc(f"f{i}", summary=f"filler {i}") for i in range(5)]])
     order = [path for _, path in ranked(index, "secret rotation")]

@@ -9,18 +9,11 @@ import pytest
 
 from router.catalog.entry import Entry, Section
 from router.runtime import nearby
+from testing.entries import doc
 
 
 def entry(ident: str, summary: str, body: tuple[Section, ...] = ()) -> Entry:
-    return Entry(
-        id=ident,
-        kind="doc",
-        path=f"{ident}.md",
-        file=f"{ident}.md",
-        title=ident,
-        summary=summary,
-        body=body,
-    )
+    return doc(ident, title=ident, summary=summary, body=body)
 
 
 ENTRIES = [
