@@ -13,6 +13,7 @@ import pytest
 
 from router import __version__
 from router.catalog import config, reader
+from router.catalog.config import Config
 from router.client import locate
 from router.runtime import intake, snapshot
 from router.runtime.engine import Engine
@@ -29,10 +30,15 @@ def repo(copy_tree: Callable[[Path], Path]) -> Path:
     return tree
 
 
+@pytest.fixture
+def cfg(repo: Path) -> Config:
+    """The demo copy's configuration."""
+    return config.load(repo / "kroute.toml")
+
+
 def test_without_a_snapshot_it_loads_cold_and_keeps_one_for_next_time(
-    repo: Path, tmp_path: Path
+    cfg: Config, tmp_path: Path
 ) -> None:
-    cfg = config.load(repo / "kroute.toml")
     path = tmp_path / "state" / "snapshots" / "key.pickle"
     first = loader.load(cfg, path, __version__)
     assert (first.source, first.unused) == ("cold", None)
@@ -50,9 +56,8 @@ def test_without_a_snapshot_it_loads_cold_and_keeps_one_for_next_time(
 
 
 def test_a_snapshot_that_cannot_serve_is_named_and_the_load_is_cold(
-    repo: Path, tmp_path: Path
+    cfg: Config, tmp_path: Path
 ) -> None:
-    cfg = config.load(repo / "kroute.toml")
     path = tmp_path / "key.pickle"
     loader.keep(loader.load(cfg, path, "0.0.1"), path)
     loaded = loader.load(cfg, path, __version__)
@@ -62,9 +67,8 @@ def test_a_snapshot_that_cannot_serve_is_named_and_the_load_is_cold(
 
 
 def test_a_restored_snapshot_with_many_files_read_again_is_written_again(
-    repo: Path, tmp_path: Path
+    cfg: Config, tmp_path: Path
 ) -> None:
-    cfg = config.load(repo / "kroute.toml")
     engine = Engine.load(cfg)
     few = loader.Loaded(engine, "snapshot", 0.1, reread=loader.RESAVE_AT_LEAST - 1, began_ns=0)
     many = loader.Loaded(engine, "snapshot", 0.1, reread=loader.RESAVE_AT_LEAST, began_ns=0)
@@ -72,9 +76,8 @@ def test_a_restored_snapshot_with_many_files_read_again_is_written_again(
 
 
 def test_a_snapshot_that_cannot_be_written_is_a_sentence_not_a_failure(
-    repo: Path, tmp_path: Path
+    cfg: Config, tmp_path: Path
 ) -> None:
-    cfg = config.load(repo / "kroute.toml")
     blocker = tmp_path / "snapshots"
     blocker.write_text("a file where the directory would go")
     said = loader.keep(loader.load(cfg, None, __version__), blocker / "key.pickle")
@@ -114,9 +117,8 @@ def test_an_answer_without_a_daemon_reads_the_daemons_snapshot(repo: Path, tmp_p
 
 @pytest.mark.process
 def test_a_cold_engine_is_served_again_from_the_snapshot_written_of_it(
-    repo: Path, tmp_path: Path
+    cfg: Config, tmp_path: Path
 ) -> None:
-    cfg = config.load(repo / "kroute.toml")
     path = tmp_path / "state" / "snapshots" / "key.pickle"
     cold = loader.load(cfg, path, __version__)
     assert loader.mapped(cold, path, __version__) is cold  # no snapshot written yet
@@ -134,8 +136,7 @@ def test_a_cold_engine_is_served_again_from_the_snapshot_written_of_it(
     loader.release()  # nothing to check but that it returns
 
 
-def test_a_restored_engine_is_not_mapped_again(repo: Path, tmp_path: Path) -> None:
-    cfg = config.load(repo / "kroute.toml")
+def test_a_restored_engine_is_not_mapped_again(cfg: Config, tmp_path: Path) -> None:
     path = tmp_path / "key.pickle"
     loader.keep(loader.load(cfg, path, __version__), path)
     restored = loader.load(cfg, path, __version__)
