@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -61,6 +61,28 @@ def target(repo: Path) -> client.Target:
     return client.target(repo, repo / "kroute.toml", os.environ)
 
 
+def prompt_hook(repo: Path, **env: str) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    """Run Claude Code's prompt shim in `repo` on the recorded prompt (user_prompt_submit.json)."""
+    return run_hook(
+        "claude/user-prompt-submit", payload("user_prompt_submit.json", repo), repo, **env
+    )
+
+
+def probe_prompt(
+    code: str, modules: Iterable[str], repo: Path, **env: str
+) -> subprocess.CompletedProcess[bytes]:
+    """Run the Python `code` (a probe running the hook in its own process, given `modules` as
+    its arguments) in `repo` with the recorded prompt on stdin, as Claude Code runs a hook."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *modules],
+        input=payload("user_prompt_submit.json", repo),
+        capture_output=True,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(repo), **env},
+        cwd=repo,
+        timeout=60,
+    )
+
+
 def log_lines(repo: Path) -> list[dict]:  # type: ignore[type-arg]
     """Return the repository's shadow lines, once there is one: the daemon writes a line
     just after it answers, so a hook can exit before its line lands."""
@@ -81,9 +103,7 @@ def daemon(repo: Path) -> Path:
 
 @pytest.mark.process
 def test_prompt_gives_pointer_and_evidence_lines_through_the_daemon(daemon: Path) -> None:
-    result, _ = run_hook(
-        "claude/user-prompt-submit", payload("user_prompt_submit.json", daemon), daemon
-    )
+    result, _ = prompt_hook(daemon)
     assert result.returncode == 0
     lines = result.stdout.decode().splitlines()
     assert lines[0] == printed.HEADER
@@ -111,12 +131,8 @@ def test_camel_case_payload_keys_are_read(daemon: Path) -> None:
 
 @pytest.mark.process
 def test_without_a_daemon_the_hook_starts_one_and_answers_from_it(repo: Path) -> None:
-    result, _ = run_hook(
-        "claude/user-prompt-submit",
-        payload("user_prompt_submit.json", repo),
-        repo,
-        KROUTE_HOOK_BUDGET="60",  # the daemon's start and load, on a busy machine
-    )
+    # a budget for the daemon's start and load, on a busy machine
+    result, _ = prompt_hook(repo, KROUTE_HOOK_BUDGET="60")
     assert result.returncode == 0
     assert EM in result.stdout.decode()
     deadline = time.monotonic() + 15
@@ -188,12 +204,7 @@ def test_garbage_on_stdin_prints_nothing(daemon: Path) -> None:
 
 @pytest.mark.process
 def test_shadow_mode_prints_nothing_and_logs_what_would_have_been_injected(daemon: Path) -> None:
-    result, _ = run_hook(
-        "claude/user-prompt-submit",
-        payload("user_prompt_submit.json", daemon),
-        daemon,
-        KROUTE_MODE="shadow",
-    )
+    result, _ = prompt_hook(daemon, KROUTE_MODE="shadow")
     assert (result.returncode, result.stdout) == (0, b"")
     record = log_lines(daemon)[-1]
     assert record["mode"] == "shadow" and record["injected"] is False
@@ -207,12 +218,7 @@ def test_daemon_down_and_no_slow_path_exits_silently(repo: Path) -> None:
     t.places.runtime.mkdir(parents=True, exist_ok=True)
     with socket.socket(socket.AF_UNIX) as dead:
         dead.bind(str(t.places.socket))
-    result, elapsed = run_hook(
-        "claude/user-prompt-submit",
-        payload("user_prompt_submit.json", repo),
-        repo,
-        KROUTE_HOOK_BIN="/nonexistent/kroute-hook",
-    )
+    result, elapsed = prompt_hook(repo, KROUTE_HOOK_BIN="/nonexistent/kroute-hook")
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert elapsed < 5  # it gives up instead of waiting
 
@@ -258,9 +264,7 @@ def hung(repo: Path) -> Iterator[Path]:
 
 @pytest.mark.process
 def test_a_hung_daemon_costs_at_most_the_deadline(hung: Path) -> None:
-    result, elapsed = run_hook(
-        "claude/user-prompt-submit", payload("user_prompt_submit.json", hung), hung
-    )
+    result, elapsed = prompt_hook(hung)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert elapsed < 5  # curl's 0.4 s and kroute-hook's 0.5 s, plus process start
 
@@ -303,9 +307,7 @@ def test_hook_module_imports_only_the_standard_library() -> None:
 def test_a_socket_named_by_the_install_is_used_as_it_is(daemon: Path) -> None:
     socket_path = str(target(daemon).places.socket)
     elsewhere = daemon.parent  # no kroute.toml to find from here: only the named socket works
-    result, _ = run_hook(
-        "claude/user-prompt-submit",
-        payload("user_prompt_submit.json", daemon),
+    result, _ = prompt_hook(
         daemon,
         KROUTE_SOCKET=socket_path,
         CLAUDE_PROJECT_DIR=str(elsewhere),
@@ -410,14 +412,7 @@ print(*[m for m in sys.argv[1:] if m in set(sys.modules) - before], file=sys.std
 
 @pytest.mark.process
 def test_the_fast_path_imports_nothing_it_does_not_need(daemon: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", FAST_PATH_PROBE, *FAST_PATH_UNNEEDED],
-        input=payload("user_prompt_submit.json", daemon),
-        capture_output=True,
-        env={**os.environ, "CLAUDE_PROJECT_DIR": str(daemon)},
-        cwd=daemon,
-        timeout=30,
-    )
+    result = probe_prompt(FAST_PATH_PROBE, FAST_PATH_UNNEEDED, daemon)
     assert result.returncode == 0, result.stderr
     assert EM in result.stdout.decode()  # the daemon answered
     assert result.stderr.decode().split() == []
@@ -519,9 +514,7 @@ class Canned:
 def test_a_request_curl_gave_up_on_is_not_sent_again(repo: Path) -> None:
     silent = Canned(repo, None)  # takes every request, answers none
     try:
-        result, _ = run_hook(
-            "claude/user-prompt-submit", payload("user_prompt_submit.json", repo), repo
-        )
+        result, _ = prompt_hook(repo)
     finally:
         silent.close()
     assert (result.returncode, result.stdout) == (0, b"")
@@ -583,14 +576,7 @@ def daemon_process(repo: Path) -> bool:
 
 @pytest.mark.process
 def test_a_hook_without_a_daemon_starts_one_first_and_loads_no_engine(repo: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", SPAWN_PROBE, *ENGINE_MODULES],
-        input=payload("user_prompt_submit.json", repo),
-        capture_output=True,
-        env={**os.environ, "CLAUDE_PROJECT_DIR": str(repo), "KROUTE_HOOK_BUDGET": ""},
-        cwd=repo,
-        timeout=60,
-    )
+    result = probe_prompt(SPAWN_PROBE, ENGINE_MODULES, repo, KROUTE_HOOK_BUDGET="")
     assert result.returncode == 0, result.stderr
     assert result.stderr.decode().split() == []  # no engine: the answer is the daemon's
     assert daemon_process(repo)  # it outlived the hook
@@ -620,12 +606,7 @@ LOADED_REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(OK_TEXT
 def test_a_prompt_while_the_daemon_loads_waits_for_it_within_the_budget(repo: Path) -> None:
     loading = Canned(repo, LOADED_REPLY, LOADING_REPLY, LOADING_REPLY)
     try:
-        result, _ = run_hook(
-            "claude/user-prompt-submit",
-            payload("user_prompt_submit.json", repo),
-            repo,
-            KROUTE_HOOK_BUDGET="60",
-        )
+        result, _ = prompt_hook(repo, KROUTE_HOOK_BUDGET="60")
     finally:
         loading.close()
     assert (result.returncode, result.stdout) == (0, OK_TEXT)
@@ -636,11 +617,6 @@ def test_a_prompt_while_the_daemon_loads_waits_for_it_within_the_budget(repo: Pa
 @pytest.mark.process
 def test_a_prompt_right_after_the_spawn_gets_the_real_daemons_pointers(repo: Path) -> None:
     launcher.spawn(target(repo), os.environ)  # still starting or loading when the hook runs
-    result, _ = run_hook(
-        "claude/user-prompt-submit",
-        payload("user_prompt_submit.json", repo),
-        repo,
-        KROUTE_HOOK_BUDGET="60",
-    )
+    result, _ = prompt_hook(repo, KROUTE_HOOK_BUDGET="60")
     assert "rotate-webhook-signing-key.md" in result.stdout.decode()
     assert log_lines(repo)[-1]["source"] == "claude/UserPromptSubmit"  # the daemon answered
