@@ -64,6 +64,15 @@ def kroute_home(
 
 
 @pytest.fixture
+def short_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh temp dir with a short path, for a runtime dir a test makes itself. Under
+    `tmp_path` (named after the test, one level deeper under xdist) a socket path can pass
+    wire.MAX_SOCKET_PATH, and kroute then falls back to /tmp/kroute-<uid>, which every run
+    and worker shares."""
+    return tmp_path_factory.mktemp("rt")
+
+
+@pytest.fixture
 def corpus() -> Iterator[Path]:
     """The shared corpora directory; a test that needs it is skipped, with the reason, when
     it is missing: a fresh clone proves the product from `fixtures/` alone."""

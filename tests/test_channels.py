@@ -117,10 +117,10 @@ def clean_lines(output: str) -> list[str]:
 
 @pytest.fixture
 def repo(
-    copy_tree: Callable[[Path], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    copy_tree: Callable[[Path], Path], short_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
     # a runtime dir others may write in: refused, so every answer is made in process
-    open_dir = tmp_path / "open-run"
+    open_dir = short_tmp / "open-run"
     (open_dir / "kroute").mkdir(parents=True)
     (open_dir / "kroute").chmod(0o777)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(open_dir))

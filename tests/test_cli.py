@@ -708,13 +708,13 @@ def test_a_closed_pipe_ends_quietly(tmp_path: Path, args: tuple[str, ...]) -> No
 @pytest.mark.process
 @pytest.mark.parametrize("unusable", ["XDG_RUNTIME_DIR", "HOME"])
 def test_a_route_is_answered_in_process_when_no_daemon_can_be_had(
-    tmp_path: Path, unusable: str
+    tmp_path: Path, short_tmp: Path, unusable: str
 ) -> None:
     """A file stands where the runtime dir, or the home holding the state dir, must be (as
     root, a read-only directory would not stop kroute: this does)."""
     repo = tmp_path / "repo"
     shutil.copytree(DEMO, repo)
-    blocker = tmp_path / "a-file"
+    blocker = short_tmp / "a-file"
     blocker.write_text("not a directory")
     env = {k: v for k, v in os.environ.items() if not (unusable == "HOME" and k == "KROUTE_HOME")}
     env[unusable] = str(blocker)

@@ -234,9 +234,9 @@ def test_gemini_folder_not_trusted(repo: Path, home: Path) -> None:
     assert problems(doctor(repo, home)) == []  # folder trust switched off: every folder runs
 
 
-def test_a_daemon_that_cannot_be_started(repo: Path, home: Path, tmp_path: Path) -> None:
+def test_a_daemon_that_cannot_be_started(repo: Path, home: Path, short_tmp: Path) -> None:
     install(repo, home, "claude")
-    runtime = tmp_path / "open-run"
+    runtime = short_tmp / "open-run"
     (runtime / "kroute").mkdir(parents=True)
     (runtime / "kroute").chmod(0o777)  # a runtime dir others may write in: refused
     found = problems(doctor(repo, home, XDG_RUNTIME_DIR=str(runtime)))

@@ -32,7 +32,8 @@ from testing import golden
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import kroute, stop_daemons
 
-pytestmark = pytest.mark.process
+# one worker records each module fixture's daemon, hooks and commit once (pyproject: addopts)
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("golden")]
 
 HOOKS = REPO / "hooks"
 PAYLOADS = FIXTURES / "hook_payloads"

@@ -16,6 +16,8 @@ from router.base.errors import ModelUnavailableError
 from router.meaning import model
 
 MEANING_MODULES = ("onnxruntime", "tokenizers")
+# one worker loads and quantizes the model once for the module (pyproject: addopts)
+pytestmark = pytest.mark.xdist_group("meaning-model")
 # onnx only quantizes the packaged model, once; numpy is the ranker's (a runtime dependency)
 HEAVY = (*MEANING_MODULES, "onnx")
 INSTALL_FIX = "pip install 'knowledge-router[meaning]'"

@@ -249,9 +249,9 @@ def test_the_request_cap_is_the_daemons() -> None:
 
 
 def test_a_tool_without_its_endpoint_says_it_is_not_available(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Path, short_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    open_dir = tmp_path / "open-run"  # no daemon can be had: the tool answers in process
+    open_dir = short_tmp / "open-run"  # no daemon can be had: the tool answers in process
     (open_dir / "kroute").mkdir(parents=True)
     (open_dir / "kroute").chmod(0o777)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(open_dir))
@@ -262,9 +262,9 @@ def test_a_tool_without_its_endpoint_says_it_is_not_available(
 
 
 def test_without_a_daemon_the_tools_answer_in_process_and_log_as_mcp(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Path, short_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    open_dir = tmp_path / "open-run"
+    open_dir = short_tmp / "open-run"
     (open_dir / "kroute").mkdir(parents=True)
     (open_dir / "kroute").chmod(0o777)  # a runtime dir others may write in: refused
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(open_dir))

@@ -54,7 +54,9 @@ def test_find_config_none(tmp_path: Path) -> None:
 
 @pytest.mark.process
 @pytest.mark.parametrize("runtime", ["xdg", "none", "deep"])
-def test_the_shims_name_the_socket_as_python_does(tmp_path: Path, runtime: str) -> None:
+def test_the_shims_name_the_socket_as_python_does(
+    tmp_path: Path, short_tmp: Path, runtime: str
+) -> None:
     repo = (tmp_path / "my repo").resolve()
     write(repo, "")
     (repo / "src").mkdir()
@@ -64,7 +66,7 @@ def test_the_shims_name_the_socket_as_python_does(tmp_path: Path, runtime: str) 
         "CLAUDE_PROJECT_DIR": str(repo / "src"),
     }
     if runtime == "xdg":
-        env["XDG_RUNTIME_DIR"] = str(tmp_path / "run")
+        env["XDG_RUNTIME_DIR"] = str(short_tmp / "run")
     elif runtime == "deep":  # too long for a socket path: both fall back to /tmp
         env["XDG_RUNTIME_DIR"] = str(tmp_path / ("d" * 90))
     places = locate.places(repo, repo / "kroute.toml", env)
@@ -98,7 +100,9 @@ def shim_finds(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 @pytest.mark.process
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to create another user's files")
 @pytest.mark.parametrize("owned_by_other", ["directory", "socket", "both"])
-def test_the_shims_use_only_a_socket_of_ones_own(tmp_path: Path, owned_by_other: str) -> None:
+def test_the_shims_use_only_a_socket_of_ones_own(
+    tmp_path: Path, short_tmp: Path, owned_by_other: str
+) -> None:
     """Defect 1: a socket (or its directory) another user owns sends the shim to its slow
     path (kroute-hook), whose client names the problem; its curl never connects."""
     other_uid = 1000
@@ -108,7 +112,7 @@ def test_the_shims_use_only_a_socket_of_ones_own(tmp_path: Path, owned_by_other:
         "PATH": os.environ["PATH"],
         "HOME": str(tmp_path),
         "CLAUDE_PROJECT_DIR": str(repo),
-        "XDG_RUNTIME_DIR": str(tmp_path / "run"),
+        "XDG_RUNTIME_DIR": str(short_tmp / "run"),
     }
     places = locate.places(repo, repo / "kroute.toml", env)
     places.runtime.mkdir(parents=True, mode=0o700)
