@@ -270,7 +270,7 @@ def test_client_module_imports_only_the_standard_library() -> None:
     assert heavy_imports("router.client") == []
 
 
-HEADLINE = Path(__file__).parents[2] / "fixtures" / "relevance" / "headline.json"
+HEADLINE = FIXTURES / "relevance" / "headline.json"
 
 
 @pytest.mark.process

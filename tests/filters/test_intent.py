@@ -5,7 +5,6 @@ The scoring of labelled sets is tested in tests/evaluation/test_fixture.py."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -23,12 +22,13 @@ from router.filters.intent import (
     defaults_from_config,
     taper,
 )
+from testing.paths import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "intent"
+INTENT = FIXTURES / "intent"
 
 
 def load(name: str) -> list[tuple[str, str, str | None]]:
-    return parse_cases((FIXTURES / name).read_text(encoding="utf-8").splitlines())
+    return parse_cases((INTENT / name).read_text(encoding="utf-8").splitlines())
 
 
 # --- each strategy's cues -------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 
 from router.harnesses import printed
 from router.integrations import install
-from testing.paths import DEMO, FIXTURES
+from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import kroute, run
 
 BIN = Path(sys.executable).parent
@@ -448,7 +448,7 @@ def test_a_foreign_pre_commit_hook_is_kept_and_still_runs(repo: Path) -> None:
 def test_pre_commit_framework_manifest() -> None:
     import yaml
 
-    manifest = yaml.safe_load((Path(__file__).parents[1] / ".pre-commit-hooks.yaml").read_text())
+    manifest = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     assert manifest[0]["id"] == "kroute"
     assert manifest[0]["entry"] == "kroute precommit"
     assert manifest[0]["pass_filenames"] is False

@@ -3,7 +3,7 @@
 Each case pairs an excerpt of a public file (the focus) with chunks labelled `define` (about
 what the file defines: must be kept), `import` (about what it only imports: must be dropped)
 or `unrelated` (about something else in or near the project: must be dropped).
-Run `python tests/test_relevance_realcode.py` to print the per-language table.
+Run `python tests/filters/test_relevance_realcode.py` to print the per-language table.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
 from router.filters import relevance, symbols
+from testing.paths import FIXTURES
 
-REALCODE = Path(__file__).resolve().parent.parent / "fixtures" / "relevance" / "realcode"
+REALCODE = FIXTURES / "relevance" / "realcode"
 OVERALL_TARGET = 0.92  # the brief's bar for the whole set
 LANGUAGE_TARGET = 0.85  # and for each language on its own
 MIN_FILES, MIN_CHUNKS = 16, 90  # the set must stay at least this large to mean anything

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from router.filters.symbols import MAX_SCAN_CHARS, Symbols, classify, defined, imported
+from testing.paths import FIXTURES
 
 # --- required cases ------------------------------------------------------------------
 
@@ -414,9 +415,7 @@ def test_go_alias_uses_are_imported_symbols() -> None:
     assert found.imported == ("metav1", "v1", "pgx", "GetOptions", "Pod", "ErrNotFound")
 
 
-REALCODE_FILES = sorted(
-    (Path(__file__).resolve().parent.parent / "fixtures/relevance/realcode/files").iterdir()
-)
+REALCODE_FILES = sorted((FIXTURES / "relevance" / "realcode" / "files").iterdir())
 
 
 @pytest.mark.parametrize("path", REALCODE_FILES, ids=lambda p: p.name)
