@@ -6,7 +6,7 @@
 result is its text form, what an agent reads (a route's is the report the hooks inject,
 about a fifth of its JSON), with the same answer as structured content beside it.
 
-Arguments are checked here, against `TOOLS`, before anything is asked: an unknown argument,
+Arguments are checked against `tool.TOOLS` before anything is asked: an unknown argument,
 a missing or mistyped one and a value the catalog does not hold are each refused with one
 sentence that says what to send instead. `serve` runs the official `mcp` SDK's low-level
 server over stdio, imported only there, so neither the CLI nor a hook pays for it and a
@@ -35,6 +35,7 @@ from router.base.errors import (
 )
 from router.catalog.config import Config
 from router.core import shown
+from router.integrations import tool
 from router.serve import launcher
 
 if TYPE_CHECKING:
@@ -60,86 +61,6 @@ INSTRUCTIONS = (
 
 
 @dataclass(frozen=True, slots=True)
-class Argument:
-    """One argument of a tool: its name, its JSON type (`string`, `array` of strings or
-    `integer` of at least 1), whether it is required, and what it is."""
-
-    name: str
-    type: str
-    says: str
-    required: bool = False
-
-    def schema(self) -> dict[str, Any]:
-        """Return the argument's JSON schema."""
-        out: dict[str, Any] = {"type": self.type, "description": self.says}
-        if self.type == "array":
-            out["items"] = {"type": "string"}
-        if self.type == "integer":
-            out["minimum"] = 1
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    """One tool: its name, what it does (its description for the model), its arguments."""
-
-    name: str
-    says: str
-    arguments: tuple[Argument, ...]
-
-    def schema(self) -> dict[str, Any]:
-        """Return the tool's input schema (no argument beyond those listed)."""
-        return {
-            "type": "object",
-            "properties": {a.name: a.schema() for a in self.arguments},
-            "required": [a.name for a in self.arguments if a.required],
-            "additionalProperties": False,
-        }
-
-
-TASK = Argument("task", "string", "The task, in the words the user gave it.", required=True)
-TOOLS = (
-    ToolSpec(
-        "route",
-        "The few catalog documents worth reading before starting a task, each with the "
-        "evidence that chose it, and how many more were withheld. The text is what kroute's "
-        "hooks inject; the structured content holds the same pointers as data.",
-        (
-            TASK,
-            Argument("paths", "array", "Files the task is about, relative to the repository."),
-            Argument("budget", "integer", "The most pointers to offer, 5 by default."),
-        ),
-    ),
-    ToolSpec(
-        "explain",
-        "Every catalog entry the task's words reach, with its score and each of the five "
-        "tiers' share of it: structured routing fields, title and summary text, open_first, "
-        "notes, and the body.",
-        (TASK,),
-    ),
-    ToolSpec(
-        "governing",
-        "The catalog documents that govern a file (their `governs` paths or globs cover it): "
-        "read them before editing it. A file outside the repository has none.",
-        (Argument("path", "string", "A file of the repository, from its root.", required=True),),
-    ),
-    ToolSpec(
-        "catalog",
-        "The catalog's entries (id, path, kind, title and summary of each), only those of one "
-        "kind when `kind` is given.",
-        (Argument("kind", "string", "Only entries of this kind: decision, skill, rule, ..."),),
-    ),
-    ToolSpec(
-        "why_not",
-        "Why a catalog entry was or was not offered for a task: the task's words it holds and "
-        "lacks, its place in the score order, and the step that withheld it.",
-        (TASK, Argument("entry", "string", "The entry's id, or its path.", required=True)),
-    ),
-)
-SPECS = {spec.name: spec for spec in TOOLS}
-
-
-@dataclass(frozen=True, slots=True)
 class Result:
     """A tool's answer: the text an agent reads, and the same answer as data."""
 
@@ -162,10 +83,10 @@ class Tools:
     def call(self, name: str, arguments: Mapping[str, Any] | None) -> Result:
         """Return the answer to one tool call. Raises RequestError naming what is wrong with
         the call and what to send instead, KrouteError when it cannot be answered."""
-        spec = SPECS.get(name)
+        spec = tool.SPECS.get(name)
         if spec is None:
-            raise RequestError(f"there is no tool `{name}`", f"Call one of {', '.join(SPECS)}")
-        given = checked(spec, arguments or {})
+            raise RequestError(f"there is no tool `{name}`", f"Call one of {', '.join(tool.SPECS)}")
+        given = tool.checked(spec, arguments or {})
         if name == "route":
             document = self.route(given["task"], given.get("paths"), given.get("budget"))
             return Result(document_text(document), _without_text(document))
@@ -271,55 +192,6 @@ class Tools:
         return document
 
 
-def checked(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Return a tool call's arguments once they hold what the tool takes (None values left
-    out). Raises RequestError naming the first argument that does not, and what to send."""
-    known = {a.name: a for a in spec.arguments}
-    listed = ", ".join(f"`{a.name}`" for a in spec.arguments)
-    for name in arguments:
-        if name not in known:
-            raise RequestError(
-                f"`{spec.name}` takes no argument `{shown.flat(str(name))}`",
-                f"Its arguments are {listed}",
-            )
-    given = {k: v for k, v in arguments.items() if v is not None}
-    for argument in spec.arguments:
-        if argument.name not in given:
-            if argument.required:
-                raise RequestError(
-                    f"`{spec.name}` needs `{argument.name}`: {_lowered(argument.says)}",
-                    f"Call it again with `{argument.name}`",
-                )
-            continue
-        _check(spec, argument, given[argument.name])
-    return given
-
-
-def _check(spec: ToolSpec, argument: Argument, value: Any) -> None:
-    """Raise RequestError when `value` is not of the argument's type."""
-    if argument.type == "string":
-        fits, wanted = isinstance(value, str), "text"
-    elif argument.type == "array":
-        fits = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        wanted = 'a list of text, such as ["src/app.py"]'
-    else:
-        fits = isinstance(value, int) and not isinstance(value, bool) and value >= 1
-        wanted = "a whole number of at least 1"
-    if not fits:
-        given = shown.flat(json.dumps(value, ensure_ascii=False))
-        given = given if len(given) <= 60 else given[:57] + "..."
-        raise RequestError(
-            f"`{argument.name}` of `{spec.name}` is {given}",
-            f"Send {wanted}: {_lowered(argument.says)}",
-        )
-
-
-def _lowered(sentence: str) -> str:
-    """Return a description as the end of a sentence: first letter lower-cased, no stop."""
-    sentence = sentence.rstrip(".")
-    return sentence[:1].lower() + sentence[1:]
-
-
 # -- the text forms -----------------------------------------------------------------------------
 
 
@@ -418,7 +290,7 @@ def build(tools: Tools) -> Server[Any]:
                 input_schema=spec.schema(),
                 annotations=read_only,
             )
-            for spec in TOOLS
+            for spec in tool.TOOLS
         ]
     )
 
