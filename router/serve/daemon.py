@@ -19,6 +19,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from router import __version__
@@ -39,7 +40,8 @@ WATCH_READY_SECONDS = 5.0
 # read this often cost nothing.
 KEEPER_SECONDS = 0.2
 # What a daemon still loading its catalog answers; everything else gets 503 `loading`.
-LOADING_ANSWERS = frozenset({"/v1/status", "/v1/shutdown"})
+SHUTDOWN = "/v1/shutdown"
+LOADING_ANSWERS = frozenset({"/v1/status", SHUTDOWN})
 # Requests answered without the request lock: they touch no session (the app counts routes
 # under a lock of its own) and read the engine once, so they answer at once while another
 # route runs or an update is made, and routes are parsed, scored and rendered side by side.
@@ -88,10 +90,15 @@ class Daemon(Updating):
         self.rearm = threading.Event()  # asks the watcher to set its watches afresh
         self._pending = threading.local()  # per request thread: log lines not yet written
         self.recorder = Recorder(places.state, places.key, defer=self._defer)
-        # Until `prepare` has loaded the catalog, the app holds an empty engine and only
-        # LOADING_ANSWERS are answered; `ready` is set once the real one is in.
-        self.app = service.App(Engine(config, reader.assemble({}), version), self.recorder, self)
+        # Until `prepare` has loaded the catalog, the app holds an empty engine (`standin`)
+        # and only LOADING_ANSWERS are answered; `ready` is set once the real one is in.
+        self.standin = Engine(config, reader.assemble({}), version)
+        self.app = service.App(self.standin, self.recorder, self)
         self.ready = threading.Event()
+        # Cleared while a cold-loaded engine is swapped for its snapshot's (`_remap`): the
+        # requests that come meanwhile wait for the engine read back.
+        self.serving = threading.Event()
+        self.serving.set()
         # Set once the loaded engine may change: a snapshot being written must not see an
         # update half-applied, so the watcher's changes wait for it.
         self.settled = threading.Event()
@@ -149,23 +156,56 @@ class Daemon(Updating):
 
     def _remap(self) -> None:
         """Loaded cold: serve from the snapshot just written, as a restart would, so that the
-        bodies and postings are mapped, not held (`loader.mapped`). Made under `writing`,
+        bodies and postings are mapped, not held (`loader.read_back`). Made under `writing`,
         only while the engine serving is still the one loaded (a reload may have replaced
         it). What changed on disk since the reads began is in the engine swapped in: the
         restore reads again every file whose stamp differs, as at a restart, and the
-        watcher's changes meanwhile wait for `settled` and come with a census of their own."""
+        watcher's changes meanwhile wait for `settled` and come with a census of their own.
+
+        The cold engine is let go before the snapshot is read back, so that the engine read
+        back takes the memory it held rather than growing the heap beside it (which the heap
+        would keep). Requests but a shutdown wait at `serving` meanwhile, and are answered
+        by the engine read back; one already under way ends on the cold engine. When the
+        snapshot cannot be read back, the catalog is read again: nothing is lost."""
         with self.writing:
             loaded = self.loaded
-            if loaded is None or self.engine is not loaded.engine:
+            if (
+                loaded is None
+                or self.engine is not loaded.engine
+                or not loader.mappable(loaded, self.snapshot)
+            ):
                 return
-            remapped = loader.mapped(loaded, self.snapshot, self.version)
-            if remapped is loaded:
-                return
-            with self.lock:
-                self.engine = remapped.engine
-            self.loaded = remapped
-            del loaded, remapped
+            config = loaded.engine.config
+            self.serving.clear()
+            try:
+                with self.lock:  # a hook event under way keeps the cold engine to its end
+                    self.engine = self.standin
+                self.loaded = replace(loaded, engine=self.standin)
+                del loaded
+                self.loaded = self._read_back(config, self.loaded)
+                with self.lock:
+                    self.engine = self.loaded.engine
+            finally:
+                self.serving.set()
             loader.release()
+
+    def _read_back(self, config: Config, shell: loader.Loaded) -> loader.Loaded:
+        """Return `shell` (a cold load's record) with the engine of its snapshot, or with
+        the catalog read again when the snapshot cannot be read back (the log says why)."""
+        why = "it is gone"
+        try:
+            engine = loader.read_back(config, self.snapshot, self.version)
+            if engine is not None:
+                return replace(shell, engine=engine, mapped=True)
+        except snapshot.UnusableError as error:
+            why = str(error)
+        print(
+            f"{timestamp()} the snapshot just written cannot be read back ({why}): "
+            "reading the catalog again",
+            file=sys.stderr,
+            flush=True,
+        )
+        return replace(shell, engine=self.load(config, self.version))
 
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
@@ -176,6 +216,8 @@ class Daemon(Updating):
         While the catalog loads, only LOADING_ANSWERS are answered; the rest get 503
         `loading` at once (a hook fails open rather than wait)."""
         self.last_request = time.monotonic()
+        if not self.serving.is_set() and path.partition("?")[0] != SHUTDOWN:
+            self.serving.wait()
         if not self.ready.is_set() and path.partition("?")[0] not in LOADING_ANSWERS:
             waited = time.monotonic() - self.started
             return 503, errors.document(

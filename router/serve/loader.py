@@ -15,7 +15,7 @@ import glob
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -151,45 +151,47 @@ def keep(loaded: Loaded, path: Path) -> str:
     return f"snapshot written: {written / 1_048_576:.1f} MiB in {seconds:.1f} s ({path})"
 
 
-def mapped(loaded: Loaded, path: Path, version: str) -> Loaded:
-    """Return `loaded` with its engine read back from the snapshot just written of it at
-    `path` (`keep`) when it was loaded cold, so that a cold-loaded daemon holds what a
-    restarted one holds: the bodies and postings lie in the mapped file, read from the page
-    cache where a route needs them, instead of in the process's own memory (at 10,000
-    entries with bodies, 100 MB of text and postings). The index is the same (a snapshot
-    restores what it saved), and files changed since the reads began are read again, as at
-    a restart. Returns `loaded` itself when it was not cold or the snapshot cannot serve.
-    The caller swaps the engine in, lets the cold one go, and calls `release`.
+def mappable(loaded: Loaded, path: Path) -> bool:
+    """Return whether `loaded` was loaded cold and not yet read back from the snapshot at
+    `path`, which is there (`read_back`)."""
+    return loaded.source == "cold" and not loaded.mapped and path.is_file()
+
+
+def read_back(config: Config, path: Path, version: str) -> Engine | None:
+    """Return the engine of the snapshot just written at `path` (`keep`) of an engine loaded
+    cold, or None when the file is gone; raises snapshot.UnusableError when it cannot be
+    read back. A cold-loaded
+    daemon serves it instead, so that it holds what a restarted one holds: the bodies and
+    postings lie in the mapped file, read from the page cache where a route needs them,
+    instead of in the process's own memory (at 10,000 entries with bodies, 100 MB of text
+    and postings). The index is the same (a snapshot restores what it saved), and files
+    changed since the reads began are read again, as at a restart. The caller lets the cold
+    engine go first, so that this one takes the memory it held, and calls `release` after.
 
     Files whose stamps are the ones read are not read again, however recent (`restore`'s
     `watched`): the daemon's watcher was armed before the cold reads began and reports an
     edit made since. In a fresh clone every file is that recent, and reading them all
     again would cost a second cold load just after the first."""
-    if loaded.source != "cold" or loaded.mapped or not path.is_file():
-        return loaded
     enabled = gc.isenabled()
     gc.disable()
     try:
-        restored = snapshot.restore(loaded.engine.config, path, version, watched=True)
-    except snapshot.UnusableError:
-        restored = None
+        restored = snapshot.restore(config, path, version, watched=True)
     finally:
         gc.freeze()  # as `load` leaves what it loaded
         if enabled:
             gc.enable()
-    if restored is None:
-        return loaded
-    return replace(loaded, engine=restored.engine, mapped=True)
+    return None if restored is None else restored.engine
 
 
 def release() -> None:
     """Hand the heap's free pages back to the system: glibc's `malloc_trim(0)`, nothing where
     the C library has none.
 
-    Why a daemon calls it, once, after swapping in the engine `mapped` returns: the cold
-    engine it lets go was allocated among what stays (the restored engine, the interned
-    words), so its freed memory lies inside the heap, and glibc returns only the heap's top
-    on its own; without this a daemon that loaded cold keeps its cold load's peak as RSS."""
+    Why a daemon calls it, once, after swapping in the engine `read_back` returns: the cold
+    engine it let go was allocated among what stays (the interned words, the engine read
+    back where the cold one was), so its freed memory lies inside the heap, and glibc
+    returns only the heap's top on its own; without this a daemon that loaded cold keeps
+    its cold load's peak as RSS."""
     try:
         trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
     except (OSError, AttributeError):

@@ -19,10 +19,11 @@ from typing import Any
 
 import pytest
 
-from router import client
+from router import __version__, client
 from router.base.errors import DaemonError
 from router.client import locate, presence, trust
 from router.logbook import shadow
+from router.runtime import intake
 from router.serve import launcher
 from testing.paths import DEMO, FIXTURES, REPO
 from testing.process import git, heavy_imports, kroute
@@ -850,3 +851,96 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
         served.shutdown()
         served.server_close()
         places.status.unlink(missing_ok=True)
+
+
+@pytest.mark.process
+def test_a_cold_engine_is_let_go_before_its_snapshot_is_read_back_and_requests_wait(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loaded cold, the daemon serves the engine its snapshot holds: the cold engine is gone
+    before the snapshot is read back (the engine read back takes the memory it held), and a
+    route asked meanwhile waits, then is answered as the cold engine would have."""
+    import weakref
+
+    from router.catalog import config
+    from router.runtime.engine import Engine
+    from router.serve import daemon, loader, server
+
+    cfg = config.load((repo / "kroute.toml").resolve())
+    places = locate.places(cfg.root, cfg.file, os.environ, os.getuid())
+    loaded: list[weakref.ref[Engine]] = []
+
+    def cold(config: config.Config, version: str) -> Engine:
+        engine = Engine.load(config, version)
+        loaded.append(weakref.ref(engine))
+        return engine
+
+    reading, release = threading.Event(), threading.Event()
+    read_back = loader.read_back
+    cold_was_gone: list[bool] = []
+
+    def held(config: config.Config, path: Path, version: str) -> Engine | None:
+        cold_was_gone.append(loaded[0]() is None)
+        reading.set()
+        release.wait(30)
+        return read_back(config, path, version)
+
+    monkeypatch.setattr(loader, "read_back", held)
+    running = daemon.Daemon(cfg, places, load=cold, snapshot_after=0.0)
+    trust.private_dir(places.runtime)
+    served = server.Server(str(places.socket), running)
+    threading.Thread(target=served.serve_forever, daemon=True).start()
+    presence.write_status(
+        places.status, {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
+    )
+    threading.Thread(target=running.prepare, daemon=True).start()
+    target = client.target(cfg.root, cfg.file, os.environ)
+    task = {"task": "rotate the webhook key"}
+    answers: list[dict[str, Any]] = []
+    try:
+        assert reading.wait(60)
+        asking = threading.Thread(
+            target=lambda: answers.append(launcher.ask(target, os.environ, "/v1/route", task))
+        )
+        asking.start()
+        asking.join(0.5)
+        assert asking.is_alive() and not answers  # it waits for the engine read back
+        release.set()
+        asking.join(60)
+        assert cold_was_gone == [True]
+        expected = Engine.load(cfg).route(intake.route(task, cfg))
+        assert answers[0]["pointers"] == expected["pointers"] != []
+        status = curl(target, "/v1/status")[1]
+        assert status["load"]["mapped"] and status["entries"] == len(running.engine.index)
+    finally:
+        release.set()
+        served.shutdown()
+        served.server_close()
+        places.status.unlink(missing_ok=True)
+
+
+@pytest.mark.process
+def test_a_snapshot_that_cannot_be_read_back_costs_a_second_read_not_the_index(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from router.catalog import config
+    from router.runtime import snapshot
+    from router.runtime.engine import Engine
+    from router.serve import daemon, loader
+
+    def unusable(config: config.Config, path: Path, version: str) -> Engine | None:
+        raise snapshot.UnusableError("its body cannot be read (EOFError)")
+
+    monkeypatch.setattr(loader, "read_back", unusable)
+    cfg = config.load((repo / "kroute.toml").resolve())
+    running = daemon.Daemon(
+        cfg, locate.places(cfg.root, cfg.file, os.environ, os.getuid()), snapshot_after=0.0
+    )
+    running.prepare()
+    assert running.loaded is not None and not running.loaded.mapped
+    assert len(running.engine.index) == len(Engine.load(cfg).index) > 0
+    assert running.serving.is_set()
+    assert (
+        "cannot be read back (its body cannot be read (EOFError)): reading the catalog again"
+        in (capsys.readouterr().err)
+    )

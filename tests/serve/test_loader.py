@@ -7,6 +7,7 @@ import gc
 import os
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -121,19 +122,27 @@ def test_a_cold_engine_is_served_again_from_the_snapshot_written_of_it(
 ) -> None:
     path = tmp_path / "state" / "snapshots" / "key.pickle"
     cold = loader.load(cfg, path, __version__)
-    assert loader.mapped(cold, path, __version__) is cold  # no snapshot written yet
+    assert not loader.mappable(cold, path)  # no snapshot written yet
+    assert loader.read_back(cfg, path, __version__) is None
     loader.keep(cold, path)
-    remapped = loader.mapped(cold, path, __version__)
-    assert remapped is not cold and remapped.source == "cold"
-    engine = remapped.engine
+    assert loader.mappable(cold, path)
+    engine = loader.read_back(cfg, path, __version__)
+    assert engine is not None and engine is not cold.engine
     # its postings are views of the mapped file, and it routes as the cold engine does
     assert all(isinstance(p.slots, memoryview) for p in engine.index.each_posting())
     assert engine.catalog.fingerprint == cold.engine.catalog.fingerprint
     for task in ("why do we use postgres", "how do I rotate the keys"):
         ask = intake.route({"task": task}, cfg)
         assert engine.route(ask) == cold.engine.route(ask)
-    assert loader.mapped(remapped, path, __version__) is remapped  # mapped once
+    assert not loader.mappable(replace(cold, engine=engine, mapped=True), path)  # mapped once
     loader.release()  # nothing to check but that it returns
+
+
+def test_a_snapshot_of_another_version_is_not_read_back(cfg: Config, tmp_path: Path) -> None:
+    path = tmp_path / "state" / "snapshots" / "key.pickle"
+    loader.keep(loader.load(cfg, None, __version__), path)
+    with pytest.raises(snapshot.UnusableError, match="another kroute version"):
+        loader.read_back(cfg, path, __version__ + ".other")
 
 
 def test_a_restored_engine_is_not_mapped_again(cfg: Config, tmp_path: Path) -> None:
@@ -141,7 +150,7 @@ def test_a_restored_engine_is_not_mapped_again(cfg: Config, tmp_path: Path) -> N
     loader.keep(loader.load(cfg, path, __version__), path)
     restored = loader.load(cfg, path, __version__)
     assert restored.source == "snapshot"
-    assert loader.mapped(restored, path, __version__) is restored
+    assert not loader.mappable(restored, path)
 
 
 def test_a_cold_engine_mapped_reads_no_recent_file_again_but_one_changed_since(
@@ -168,8 +177,7 @@ def test_a_cold_engine_mapped_reads_no_recent_file_again_but_one_changed_since(
         return read(settings, relpath)
 
     monkeypatch.setattr(reader, "read", counted)
-    remapped = loader.mapped(cold, path, __version__)
-    assert remapped.mapped
+    assert loader.read_back(cfg, path, __version__) is not None
     assert reads == [edited.relative_to(repo).as_posix()]
     # a restart, which no watcher followed, reads again every file as recent as the reads
     reads.clear()
