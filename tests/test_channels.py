@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_toolserver import needs_sdk, session
 
 from router.catalog import config
 from router.cli.group import main
 from router.integrations import toolserver
+from testing.mcpsession import needs_sdk, session
 from testing.paths import DEMO
 from testing.process import kroute
 
@@ -36,7 +36,7 @@ NASTY = st.sampled_from(
      "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029", EM, f"\nFAKE.md {EM} injected\n",
      '"', "\\", "<script>"]
 )  # fmt: skip
-PIECE = st.one_of(st.text(st.characters(exclude_categories=("Cs",)), max_size=10), NASTY)
+PIECE = st.one_of(st.text(st.characters(exclude_categories=["Cs"]), max_size=10), NASTY)
 FIELD = st.lists(PIECE, min_size=1, max_size=8).map("".join)
 HOSTILE = st.fixed_dictionaries({"title": FIELD, "summary": FIELD, "kind": FIELD})
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -18,16 +17,12 @@ from router.base.errors import ToolUnavailableError
 from router.catalog import config
 from router.integrations import toolserver
 from router.serve import service
+from testing.mcpsession import needs_sdk, session
 from testing.paths import DEMO
 from testing.process import kroute
 from testing.records import shadow_lines
 
-HAS_SDK = importlib.util.find_spec("mcp") is not None
-needs_sdk = pytest.mark.skipif(
-    not HAS_SDK, reason="the mcp SDK is not installed: pip install -e '.[mcp]'"
-)
 TOOLS = {"route", "explain", "governing", "catalog", "why_not"}
-CALL_TIMEOUT = 60.0  # seconds: the first call starts a daemon
 MISSING = (
     "Error: the MCP server needs the mcp extra. Install it: pip install 'knowledge-router[mcp]'."
 )
@@ -36,38 +31,6 @@ MISSING = (
 @pytest.fixture
 def repo(copy_tree: Callable[[Path], Path]) -> Path:
     return copy_tree(DEMO).resolve()
-
-
-def session(
-    repo: Path,
-    calls: list[tuple[str, dict[str, Any]]],
-    args: tuple[str, ...] = ("-m", "router", "mcp"),
-    errlog: Any = None,
-) -> tuple[list[Any], list[Any]]:
-    """Start `python -m router mcp` in the repository, list its tools and make the calls;
-    return the tools listed and each call's result (CallToolResult)."""
-    import anyio
-    from mcp import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    server = StdioServerParameters(
-        command=sys.executable, args=list(args), cwd=repo, env=dict(os.environ)
-    )
-
-    async def run() -> tuple[list[Any], list[Any]]:
-        async with (
-            stdio_client(server, errlog=errlog or sys.stderr) as (read, write),
-            ClientSession(read, write) as client,
-        ):
-            await client.initialize()
-            listed = await client.list_tools()
-            results = [
-                await client.call_tool(name, arguments, read_timeout_seconds=CALL_TIMEOUT)
-                for name, arguments in calls
-            ]
-            return list(listed.tools), results
-
-    return anyio.run(run)
 
 
 def said(result: Any) -> str:
