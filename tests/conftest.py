@@ -4,7 +4,7 @@ and the `--update-golden` switch. The helpers tests import live in the `testing`
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -32,7 +32,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> pytest.TestReport:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Fail a test, in the phase it happened, that started a process and is not marked
     `process` (its fixtures' processes count: deselecting the test deselects them too)."""
     report: pytest.TestReport = yield
@@ -82,7 +84,7 @@ def corpus() -> Iterator[Path]:
 
 
 @pytest.fixture
-def copy_tree(tmp_path: Path):  # type: ignore[no-untyped-def]
+def copy_tree(tmp_path: Path) -> Callable[..., Path]:
     """Copy a fixture tree into a temp dir and return the copy."""
 
     def copy(source: Path, name: str = "repo") -> Path:

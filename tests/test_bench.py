@@ -120,7 +120,13 @@ def result(entries: int, anchors: bool = False) -> dict[str, Any]:
         "meaning": None,
     }
     if anchors:
-        figures = {"tasks": 5, "refused": 0, "answered": 5, "pointers": 5, "common": 2.0}
+        figures: dict[str, object] = {
+            "tasks": 5,
+            "refused": 0,
+            "answered": 5,
+            "pointers": 5,
+            "common": 2.0,
+        }
         figures |= {"held": {"tantivy": 3, "bm25s": 2}}
         for engine in ("kroute", "tantivy", "bm25s"):
             figures |= {f"{engine}_p50_ms": value, f"{engine}_p99_ms": value}

@@ -343,18 +343,18 @@ def pixels(png: Path) -> tuple[int, int, set[tuple[int, int, int]]]:
     image = np.zeros((height, width * size), dtype=np.uint8)
     above = np.zeros(width * size, dtype=np.uint8)
     for y in range(height):
-        kind, line = int(raw[y, 0]), raw[y, 1:]
-        if kind == 0:
+        method, line = int(raw[y, 0]), raw[y, 1:]
+        if method == 0:
             row = line.copy()
-        elif kind == 1:  # each byte plus the one a pixel to its left: a running sum
+        elif method == 1:  # each byte plus the one a pixel to its left: a running sum
             row = (line.reshape(width, size).astype(np.uint64).cumsum(axis=0) % 256).astype(
                 np.uint8
             )
             row = row.reshape(-1)
-        elif kind == 2:
+        elif method == 2:
             row = line + above  # uint8: wraps as the format says
         else:
-            row = np.frombuffer(_unfilter(kind, bytearray(line), bytes(above), size), np.uint8)
+            row = np.frombuffer(_unfilter(method, bytearray(line), bytes(above), size), np.uint8)
         image[y], above = row, row
     rgb = image.reshape(height, width, size)[:, :, :3].astype(np.uint32)
     packed = np.unique((rgb[:, :, 0] << 16) | (rgb[:, :, 1] << 8) | rgb[:, :, 2])

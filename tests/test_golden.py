@@ -97,7 +97,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Place]:
 def new_lines(at: Place, before: dict[str, list[str]]) -> str:
     """Return the shadow lines written since `before`, normalised, file by file. A line is
     written before the daemon sends its answer, so none is still on its way."""
-    out = []
+    out: list[str] = []
     for name, lines in at.logs().items():
         fresh = lines[len(before.get(name, [])) :]
         out.extend(f"{name}: {shadow_line(at, line)}\n" for line in fresh)

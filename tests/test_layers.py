@@ -159,7 +159,7 @@ def test_the_light_modules_import_only_what_a_hook_may() -> None:
 
 
 def test_only_the_catalog_reads_the_disk() -> None:
-    readers = []
+    readers: list[str] = []
     for name, path in modules().items():
         parts = name.split(".")
         if len(parts) < 2 or parts[1] not in PURE:

@@ -10,7 +10,7 @@ import os
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,8 +29,8 @@ as_root = pytest.mark.skipif(
 
 
 @pytest.fixture
-def repo(copy_tree) -> Path:  # type: ignore[no-untyped-def]
-    return copy_tree(DEMO)  # type: ignore[no-any-return]
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
+    return copy_tree(DEMO)
 
 
 def leaked(directory: Path) -> list[Path]:

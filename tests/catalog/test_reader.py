@@ -11,6 +11,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from subprocess import CompletedProcess
 
@@ -643,7 +644,7 @@ def test_messy_catalog_loads_all_but_the_broken_file() -> None:
 
 
 @pytest.mark.process
-def test_kroute_check_on_the_messy_catalog(copy_tree) -> None:  # type: ignore[no-untyped-def]
+def test_kroute_check_on_the_messy_catalog(copy_tree: Callable[[Path], Path]) -> None:
     repo = copy_tree(MESSY)
     result = kroute("check", "--json", "--catalog", str(repo))
     assert result.returncode == 1, result.stderr
@@ -825,7 +826,7 @@ def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None
     os.mkfifo(fifo)
     for path in (fifo, tmp_path):
         with pytest.raises(reader.NotRegularFileError):
-            within(DEADLINE, lambda path=path: reader.read_regular(path), [fifo])
+            within(DEADLINE, partial(reader.read_regular, path), [fifo])
     big = write(tmp_path, "big.md", b"x" * 11)
     with pytest.raises(reader.FileTooLargeError) as caught:
         reader.read_regular(big, limit=10)

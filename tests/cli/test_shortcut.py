@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,7 @@ TASKS = (
 
 
 @pytest.fixture
-def repo(copy_tree):  # type: ignore[no-untyped-def]
+def repo(copy_tree: Callable[[Path], Path]) -> Path:
     return copy_tree(DEMO).resolve()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -17,8 +18,8 @@ from router.evaluation.baseline import Bm25
 from router.ranking.field import body_fields, fields_of
 
 
-def doc(ident: str, **fields: object) -> Entry:
-    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)  # type: ignore[arg-type]
+def doc(ident: str, **fields: Any) -> Entry:
+    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)
 
 
 def test_bm25_reads_titles_summaries_and_bodies_as_one_bag() -> None:
@@ -62,7 +63,7 @@ VOCABULARY = (
 ).split()
 
 
-class LuceneIdf(BM25Okapi):  # type: ignore[misc]
+class LuceneIdf(BM25Okapi):
     """rank_bm25's BM25Okapi with the baseline's idf convention (no epsilon floor needed)."""
 
     def _calc_idf(self, nd: dict[str, int]) -> None:
@@ -148,7 +149,7 @@ def test_bm25_ranks_as_rank_bm25_with_the_baseline_idf() -> None:
 def test_the_parity_corpora_tell_k1_b_and_the_idf_convention_apart() -> None:
     # an order that did not depend on them would let a wrong k1, b or idf pass the test above
     def orders(**conventions: float) -> list[list[str] | None]:
-        out = []
+        out: list[list[str] | None] = []
         for seed in range(4):
             entries = corpus(seed)
             reference = LuceneIdf([bag(e) for e in entries], **conventions)
@@ -156,7 +157,7 @@ def test_the_parity_corpora_tell_k1_b_and_the_idf_convention_apart() -> None:
         return out
 
     def okapi_orders() -> list[list[str] | None]:
-        out = []
+        out: list[list[str] | None] = []
         for seed in range(4):
             entries = corpus(seed)
             reference = BM25Okapi([bag(e) for e in entries], k1=K1, b=B)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -333,7 +334,7 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
         "always_apply": [{"path": f["path"], "summary": f["summary"]} for f in fields],
     }
     task = {"task": "edge throttling in src/edge.py"}
-    hooks = [
+    hooks: list[tuple[str, str, Mapping[str, Any], Mapping[str, Any]]] = [
         ("claude", "UserPromptSubmit", {"prompt": task["task"]}, document),
         ("claude", "SessionStart", {}, status),
         ("claude", "PreToolUse", {"tool_input": {"file_path": fields[0]["path"]}}, document),

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,7 @@ def git(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
 def test_install_claude_merges_and_is_idempotent(repo: Path) -> None:
     settings = repo / ".claude" / "settings.json"
     settings.parent.mkdir(exist_ok=True)
-    theirs = {
+    theirs: dict[str, Any] = {
         "permissions": {"allow": ["Bash(pytest:*)"]},
         "hooks": {
             "PreToolUse": [

@@ -455,7 +455,10 @@ def test_the_report_shows_followed_pointers_and_documents() -> None:
         "tool": "Read", "id": "A", "path": "docs/A.md", "file": "docs/A.md", "kind": "decision",
         "offer": offer,
     }  # fmt: skip
-    opens = [line, {**line, "id": "Z", "path": "docs/Z.md", "file": "docs/Z.md", "offer": None}]
+    opens: list[dict[str, Any]] = [
+        line,
+        {**line, "id": "Z", "path": "docs/Z.md", "file": "docs/Z.md", "offer": None},
+    ]
     html = page.report(routes, opens, "demo")
     assert "1 of 2 pointers offered in 1 session followed (50.0%)" in html
     assert '<tr><td class="l">A</td>' in html and '<tr><td class="l">Z</td>' in html

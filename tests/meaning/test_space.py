@@ -3,21 +3,18 @@ best first, ties in id order; a space built from the cache embeds only new passa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from router.catalog.entry import Entry, Section
 from router.meaning import passage
 from router.meaning.space import Space
 from router.meaning.store import Vectors
 from testing.entries import doc
-
-try:
-    import numpy as np
-except ImportError:  # the passage tests still run
-    np = None
-needs_numpy = pytest.mark.skipif(np is None, reason="the meaning extra is not installed (numpy)")
 
 
 def entry(id: str, title: str = "", summary: str = "", body: str = "") -> Entry:
@@ -49,12 +46,11 @@ def test_a_passage_falls_back_to_what_there_is() -> None:
     assert passage.of(entry("x", body="just  a\nbody")) == "x just a body"
 
 
-def unit(*values: float) -> object:
+def unit(*values: float) -> NDArray[np.float32]:
     row = np.array(values, dtype=np.float32)
     return row / np.linalg.norm(row)
 
 
-@needs_numpy
 def test_nearest_is_best_first() -> None:
     space = Space(["a", "b", "c"], np.stack([unit(1, 0), unit(0, 1), unit(1, 1)]))
     found = space.nearest(unit(1, 0.1), 3)
@@ -66,7 +62,6 @@ def test_nearest_is_best_first() -> None:
     assert Space([], np.zeros((0, 2), dtype=np.float32)).nearest(unit(1, 0), 3) == []
 
 
-@needs_numpy
 def test_ties_go_in_id_order_even_across_the_cut() -> None:
     ids = ["e", "b", "d", "a", "c", "z"]
     rows = [unit(1, 0)] * 5 + [unit(0, 1)]
@@ -76,7 +71,6 @@ def test_ties_go_in_id_order_even_across_the_cut() -> None:
     assert [i for i, _ in space.nearest(unit(0, 1), 2)] == ["z", "a"]
 
 
-@needs_numpy
 def test_ids_and_rows_must_pair_up() -> None:
     with pytest.raises(ValueError, match="2 ids for 1 vectors"):
         Space(["a", "b"], np.zeros((1, 2), dtype=np.float32))
@@ -90,14 +84,14 @@ class Letters:
     def __init__(self) -> None:
         self.asked: list[str] = []
 
-    def embed(self, texts: list[str]) -> object:
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         self.asked.extend(texts)
         rows = [[t.count("a") + 1, t.count("b"), t.count("c")] for t in texts]
         matrix = np.array(rows, dtype=np.float32).reshape(len(texts), 3)
-        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+        normed: NDArray[np.float32] = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+        return normed
 
 
-@needs_numpy
 def test_build_embeds_passages_and_reuses_the_cache(tmp_path: Path) -> None:
     entries = [entry("one", title="bbbb"), entry("two", title="cccc"), entry("three", title="aaaa")]
     fake = Letters()
@@ -113,7 +107,6 @@ def test_build_embeds_passages_and_reuses_the_cache(tmp_path: Path) -> None:
     assert again.asked == [passage.of(edited[2])]
 
 
-@needs_numpy
 def test_the_packaged_model_finds_the_entry_a_task_means(tmp_path: Path) -> None:
     for name in ("onnxruntime", "tokenizers"):
         pytest.importorskip(name, reason=f"the meaning extra is not installed ({name})")

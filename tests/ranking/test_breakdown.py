@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from router.catalog.entry import Entry, Note, Routing
 from router.ranking import breakdown
+from router.ranking.field import Field, fields_of
 from router.ranking.index import Index
 
 
-def row(ident: str, **fields: object) -> Entry:
+def row(ident: str, **fields: Any) -> Entry:
     return Entry(
         id=ident, kind="annex", path=f"c.json#{ident}", file="c.json", is_row=True, **fields
-    )  # type: ignore[arg-type]
+    )
 
 
-def doc(ident: str, **fields: object) -> Entry:
-    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)  # type: ignore[arg-type]
+def doc(ident: str, **fields: Any) -> Entry:
+    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)
 
 
 def scored(index: Index, task: str, ident: str) -> breakdown.Scored:
@@ -54,9 +57,7 @@ def test_phrase_needs_word_boundaries() -> None:
     assert breakdown.field_score(breakdown.query(index, "api"), _field("rapid growth"), 1) == 0
 
 
-def _field(value: str):  # type: ignore[no-untyped-def]
-    from router.ranking.field import fields_of
-
+def _field(value: str) -> Field:
     return next(f for f in fields_of(doc("x", summary=value)) if f.name == "summary")
 
 

@@ -135,11 +135,11 @@ def test_the_scans_find_what_their_plainer_spellings_find(
 def quantities_skipping_names(raw: str) -> list[tuple[str, str]]:
     """The quantities of `raw` as found first: every `(\\d+)([a-z]{1,5})\\b`, those after a
     letter, digit or `_` (a name's) skipped."""
-    found = []
+    found: list[tuple[str, str]] = []
     for match in re.finditer(r"(\d+)([a-z]{1,5})\b", raw):
         start = match.start()
         if not (start and (raw[start - 1].isalnum() or raw[start - 1] == "_")):
-            found.append(match.groups())
+            found.append((match[1], match[2]))
     return found
 
 

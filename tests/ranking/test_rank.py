@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,8 +15,8 @@ from router.ranking.index import Index
 from router.ranking.posting import IMPACT_STEP
 
 
-def doc(ident: str, **fields: object) -> Entry:
-    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)  # type: ignore[arg-type]
+def doc(ident: str, **fields: Any) -> Entry:
+    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)
 
 
 def ranked(index: Index, task: str, keep: int | None = None) -> list[tuple[float, str]]:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from router.catalog.entry import Entry, Section
 from router.ranking import rank, silence, term
 from router.ranking.index import Index
 from router.route import imperative
 
 
-def doc(ident: str, **fields: object) -> Entry:
-    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)  # type: ignore[arg-type]
+def doc(ident: str, **fields: Any) -> Entry:
+    return Entry(id=ident, kind="doc", path=f"docs/{ident}.md", file=f"docs/{ident}.md", **fields)
 
 
 FILLER = [doc(f"f{i}", summary=f"unrelated topic {i}") for i in range(8)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,17 +25,17 @@ from testing.paths import DEMO
 from testing.wait import Countdown
 
 
-def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: object) -> Entry:
+def doc(ident: str, kind: str = "doc", path: str | None = None, **fields: Any) -> Entry:
     path = path or f"docs/{ident}.md"
-    return Entry(id=ident, kind=kind, path=path, file=path, **fields)  # type: ignore[arg-type]
+    return Entry(id=ident, kind=kind, path=path, file=path, **fields)
 
 
 def run(
-    entries: list[Entry], task: str, taxonomy: Taxonomy | None = None, **request: object
+    entries: list[Entry], task: str, taxonomy: Taxonomy | None = None, **request: Any
 ) -> contract.Route:
     return assembly.assemble(
         Index(entries), taxonomy or Taxonomy(), contract.Request(task=task, **request)
-    )  # type: ignore[arg-type]
+    )
 
 
 def ids(answer: contract.Route) -> list[str]:

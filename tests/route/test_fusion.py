@@ -4,6 +4,7 @@ weight over the union of candidates), and a route that uses it."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -100,8 +101,8 @@ def near(*ids: str) -> fusion.Nearness:
     return fusion.Nearness(nearest, SIMILAR.__getitem__)
 
 
-def routed(**request: object) -> contract.Route:
-    return assembly.assemble(INDEX, Taxonomy(), contract.Request(task=TASK, **request))  # type: ignore[arg-type]
+def routed(**request: Any) -> contract.Route:
+    return assembly.assemble(INDEX, Taxonomy(), contract.Request(task=TASK, **request))
 
 
 def test_without_meaning_the_route_is_the_lexical_one() -> None:

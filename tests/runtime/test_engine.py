@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ def route_of(engine: Engine, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def demo(copy_tree) -> Path:  # type: ignore[no-untyped-def]
+def demo(copy_tree: Callable[[Path], Path]) -> Path:
     return copy_tree(DEMO)
 
 

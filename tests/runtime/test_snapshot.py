@@ -8,6 +8,7 @@ import pickle
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -134,7 +135,13 @@ def test_files_changed_since_are_read_again_and_only_they(
     if helper:  # as for a large catalog: the walk is made by a helper process (`census`)
         monkeypatch.setattr(census, "HELPER_FILES", 1)
         command = census.command
-        monkeypatch.setattr(census, "command", lambda: helpers.append(command()) or command())
+
+        def recorded() -> list[str]:
+            argv = command()
+            helpers.append(argv)
+            return argv
+
+        monkeypatch.setattr(census, "command", recorded)
     cfg, path = saved(repo, tmp_path)
     docs = repo / "docs" / "how-to"
     edited = sorted(docs.glob("*.md"))[0]
@@ -185,8 +192,8 @@ def test_a_file_edited_as_the_reads_began_is_read_again(repo: Path, tmp_path: Pa
     ],
 )
 def test_a_snapshot_of_another_kind_is_refused_with_its_reason(
-    repo: Path, tmp_path: Path, spoil: Callable[[dict], dict], reason: str
-) -> None:  # type: ignore[type-arg]
+    repo: Path, tmp_path: Path, spoil: Callable[[dict[str, Any]], dict[str, Any]], reason: str
+) -> None:
     cfg, path = saved(repo, tmp_path)
     with path.open("rb") as source:
         header, body = pickle.load(source), source.read()

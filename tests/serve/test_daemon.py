@@ -434,7 +434,9 @@ def cold_fingerprint(repo: Path) -> str:
 
 
 def daemon_status(target: client.Target) -> dict[str, Any]:
-    return client.call(target, "GET", "/v1/status").json()
+    document = client.call(target, "GET", "/v1/status").json()
+    assert isinstance(document, dict)
+    return document
 
 
 def converges(target: client.Target, repo: Path) -> None:

@@ -202,7 +202,8 @@ def test_a_route_or_hook_whose_time_ran_out_answers_deadline_and_is_logged(
         hooked = app.answer("POST", "/v1/hook/claude/UserPromptSubmit", raw)
     assert routed.status == 200 and routed.document["silence"]["reason"] == "deadline"
     assert (hooked.status, hooked.document) == (200, "")  # a hook out of time prints nothing
-    assert [line.document["silence"]["reason"] for line in log.lines] == ["deadline"] * 2
+    documents = [line.document for line in log.lines]
+    assert [d is not None and d["silence"]["reason"] for d in documents] == ["deadline"] * 2
     assert log.lines[1].injected is False
     with grant.answering(lambda: False):
         assert app.answer("POST", "/v1/route", task).document["pointers"]

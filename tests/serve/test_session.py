@@ -70,7 +70,9 @@ def test_five_prompts_of_one_session_inject_each_pointer_once(engine: Engine) ->
     assert injected and len(injected) == len(set(injected))
     assert prompt(app, PROMPTS[0]) == ""  # all shown already: nothing printed ...
     assert len(log.lines) == len(PROMPTS) + 1  # ... but the route is still logged
-    assert log.lines[-1].document["pointers"] and log.lines[-1].injected is False
+    last = log.lines[-1]
+    assert last.document is not None
+    assert last.document["pointers"] and last.injected is False
     assert printed[1:] == [""] * 4  # the same five documents every time
 
 

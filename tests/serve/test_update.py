@@ -43,7 +43,9 @@ def started(repo: Path) -> client.Target:
 
 
 def status(target: client.Target) -> dict[str, Any]:
-    return client.call(target, "GET", "/v1/status", timeout=ANSWER_SECONDS).json()
+    document = client.call(target, "GET", "/v1/status", timeout=ANSWER_SECONDS).json()
+    assert isinstance(document, dict)
+    return document
 
 
 def cold(repo: Path) -> tuple[str, list[str]]:

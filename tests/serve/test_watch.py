@@ -48,6 +48,14 @@ class Follower:
         """Wait for a condition the watcher reaches asynchronously (not a timing assertion)."""
         return eventually(check, DEADLINE_SECONDS)
 
+    def wait_resyncs(self, count: int) -> bool:
+        """Wait until the watcher has resynced at least `count` times."""
+        return self.wait(lambda: self.resyncs() >= count)
+
+    def wait_seen(self, path: Path) -> bool:
+        """Wait until the watcher has reported `path`."""
+        return self.wait(lambda: path in self.seen())
+
     def close(self) -> None:
         self.stop.set()
         self.thread.join(10)
@@ -76,23 +84,23 @@ def test_a_root_deleted_and_recreated_is_watched_again(tree: Path, follower: Fol
     for n in range(5):
         shutil.rmtree(tree / "docs")
         shutil.copytree(saved, tree / "docs")
-        assert follower.wait(lambda n=n: follower.resyncs() >= n + 1)
+        assert follower.wait_resyncs(n + 1)
         new = tree / "docs" / "a" / f"new-{n}.md"
         new.write_text("new")
-        assert follower.wait(lambda new=new: new in follower.seen()), f"round {n}"
+        assert follower.wait_seen(new), f"round {n}"
 
 
 def test_a_root_renamed_away_and_back_is_watched_again(tree: Path, follower: Follower) -> None:
     """Defect 10: while away nothing under the old name is reported; back, it is."""
     for n in range(5):
         (tree / "docs").rename(tree / "away")
-        assert follower.wait(lambda n=n: follower.resyncs() >= 2 * n + 1)
+        assert follower.wait_resyncs(2 * n + 1)
         (tree / "away" / f"while-away-{n}.md").write_text("x")
         (tree / "away").rename(tree / "docs")
-        assert follower.wait(lambda n=n: follower.resyncs() >= 2 * n + 2)
+        assert follower.wait_resyncs(2 * n + 2)
         back = tree / "docs" / f"back-{n}.md"
         back.write_text("x")
-        assert follower.wait(lambda back=back: back in follower.seen()), f"round {n}"
+        assert follower.wait_seen(back), f"round {n}"
     assert not any("while-away" in path.name for path in follower.seen())
 
 
@@ -105,7 +113,7 @@ def test_every_atomic_save_of_a_watched_file_is_seen(tree: Path, follower: Follo
         temp = tree / ".kroute.toml.tmp"
         temp.write_text(f"roots = ['docs']  # {n}\n")
         os.replace(temp, config)
-        assert follower.wait(lambda before=before: follower.resyncs() > before), f"save {n}"
+        assert follower.wait_resyncs(before + 1), f"save {n}"
 
 
 def test_a_missing_root_is_watched_once_it_appears(tmp_path: Path) -> None:
