@@ -130,7 +130,9 @@ def _check(spec: ToolSpec, argument: Argument, value: Any) -> None:
         wanted = "a whole number of at least 1"
     if not fits:
         given = shown.flat(json.dumps(value, ensure_ascii=False))
-        given = given if len(given) <= 60 else given[:57] + "..."
+        # clipped with the one-character ellipsis: the error ends on the value, and three
+        # full stops there would be taken off with the sentence's own (KrouteError)
+        given = given if len(given) <= 60 else given[:59] + "\u2026"
         raise RequestError(
             f"`{argument.name}` of `{spec.name}` is {given}",
             f"Send {wanted}: {_lowered(argument.says)}",
