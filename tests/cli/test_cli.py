@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -370,10 +371,12 @@ def test_route_json_records_the_intent_with_auto_strategy() -> None:
 # --- decision records and skill triggers ----------------------------------------------------
 
 
-def route_json(catalog: Path, task: str, *extra: str) -> dict:  # type: ignore[type-arg]
+def route_json(catalog: Path, task: str, *extra: str) -> dict[str, Any]:
     result = kroute("route", "--no-daemon", "--catalog", str(catalog), "--json", *extra, task)
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)  # type: ignore[no-any-return]
+    document = json.loads(result.stdout)
+    assert isinstance(document, dict)
+    return document
 
 
 @pytest.mark.process

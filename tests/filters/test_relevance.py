@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -31,7 +32,7 @@ def parse_request(obj: object) -> tuple[Focus, list[Chunk], float]:
 
 
 HEADLINE_CONTENT = "use catalogd::Registry;\npub struct Connector {\n    registry: Registry,\n}"
-HEADLINE = {
+HEADLINE: dict[str, Any] = {
     "focus": {"path": "crates/queryd/src/db.go", "content": HEADLINE_CONTENT},
     "chunks": [
         {
@@ -62,18 +63,18 @@ def test_headline() -> None:
     assert out["threshold"] == 0.3
     assert out["kept"] == [
         {
-            **HEADLINE["chunks"][0],  # type: ignore[index]
+            **HEADLINE["chunks"][0],
             "relevance": 0.68,
             "reasons": ["defined_match:Connector", "token_overlap:0.2000"],
         }
     ]
     assert out["dropped"] == [
         {
-            **HEADLINE["chunks"][1],  # type: ignore[index]
+            **HEADLINE["chunks"][1],
             "relevance": -0.46,
             "reasons": ["token_overlap:0.1000", "import_penalty:Registry"],
         },
-        {**HEADLINE["chunks"][2], "relevance": 0.0, "reasons": []},  # type: ignore[index]
+        {**HEADLINE["chunks"][2], "relevance": 0.0, "reasons": []},
     ]
 
 
@@ -117,10 +118,10 @@ def test_path_normalization_and_prefix() -> None:
 # --- one test per signal -------------------------------------------------------------
 
 
-def _focus(**kw: object) -> Focus:
-    fields: dict[str, object] = {"path": "crates/queryd/src/db.go", "content": ""}
+def _focus(**kw: Any) -> Focus:
+    fields: dict[str, Any] = {"path": "crates/queryd/src/db.go", "content": ""}
     fields.update(kw)
-    return Focus(**fields)  # type: ignore[arg-type]
+    return Focus(**fields)
 
 
 def test_path_match() -> None:
@@ -221,7 +222,9 @@ def test_explicit_threshold_changes_split() -> None:
     kept, dropped = split(focus, chunks, threshold=0.7)
     assert not kept and len(dropped) == 3
     out = answer(*parse_request({**HEADLINE, "threshold": -0.5}))
-    assert [c["doc_id"] for c in out["kept"]] == [  # type: ignore[attr-defined]
+    kept_out = out["kept"]
+    assert isinstance(kept_out, list)
+    assert [c["doc_id"] for c in kept_out] == [
         "sym:connector",
         "sym:registry",
         "junk:1",

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -83,7 +84,7 @@ def probe_prompt(
     )
 
 
-def log_lines(repo: Path) -> list[dict]:  # type: ignore[type-arg]
+def log_lines(repo: Path) -> list[dict[str, Any]]:
     """Return the repository's shadow lines, once there is one: the daemon writes a line
     just after it answers, so a hook can exit before its line lands."""
     directory = shadow.log_dir(Path(os.environ["KROUTE_HOME"]), target(repo).places.key)

@@ -236,6 +236,7 @@ def test_a_write_that_fails_leaves_the_old_snapshot(repo: Path, tmp_path: Path) 
     cfg, path = saved(repo, tmp_path)
     before = path.read_bytes()
     engine = Engine.load(cfg)
+    # an attribute no Index declares, holding what pickle cannot write
     engine.index.unpicklable = lambda: None  # type: ignore[attr-defined]
     with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
         snapshot.save(engine, path, time.time_ns())

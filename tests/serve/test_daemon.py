@@ -44,7 +44,7 @@ def running(repo: Path) -> client.Target:
     return client.target(repo.resolve(), (repo / "kroute.toml").resolve(), os.environ)
 
 
-def curl(target: client.Target, path: str, *args: str) -> tuple[int, dict]:  # type: ignore[type-arg]
+def curl(target: client.Target, path: str, *args: str) -> tuple[int, Any]:
     result = subprocess.run(
         [
             "curl",

@@ -211,7 +211,9 @@ def demo(copy_tree: Callable[[Path], Path]) -> client.Target:
 
 
 def daemon_threads(target: client.Target) -> int:
-    pid = client.read_status(target)["pid"]  # type: ignore[index]
+    daemon = client.read_status(target)
+    assert daemon is not None
+    pid = daemon["pid"]
     status = Path(f"/proc/{pid}/status").read_text()
     return int(next(line for line in status.splitlines() if line.startswith("Threads:")).split()[1])
 
@@ -298,7 +300,9 @@ def test_a_route_its_client_received_is_logged_before_a_kill(demo: client.Target
         asking = threading.Thread(target=ask, daemon=True)
         asking.start()
         assert eventually(lambda: lock_waiters(log) > 0, seconds=60)
-        os.kill(client.read_status(demo)["pid"], signal.SIGKILL)  # type: ignore[index]
+        daemon = client.read_status(demo)
+        assert daemon is not None
+        os.kill(daemon["pid"], signal.SIGKILL)
         asking.join(60)
     records = list(shadow.read(directory))
     answered = bool(replies) and replies[0].status == 200

@@ -359,9 +359,9 @@ def test_a_strict_block_is_read_once_by_the_c_loader(
     loads: list[object] = []
     real_load = yaml.load
 
-    def load(stream: str, Loader: object) -> object:
+    def load(stream: str, Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]) -> object:
         loads.append(Loader)
-        return real_load(stream, Loader=Loader)  # type: ignore[arg-type]
+        return real_load(stream, Loader=Loader)
 
     def parse_events(*args: object, **kwargs: object) -> None:
         raise AssertionError("a strict block needs no event pass")

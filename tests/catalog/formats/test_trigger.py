@@ -457,7 +457,7 @@ def test_parse_is_deterministic_and_independent_of_member_order() -> None:
 def test_rules_and_problems_are_frozen() -> None:
     (r,), _ = one_skill({"promptTriggers": {"keywords": ["x"]}})
     with pytest.raises(AttributeError):
-        r.name = "y"  # type: ignore[misc]
+        r.name = "y"  # type: ignore[misc]  # the assignment under test is refused
     assert not hasattr(r, "__dict__")
 
 
