@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -13,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -792,14 +793,35 @@ def test_a_snapshot_of_another_version_is_not_used(repo: Path) -> None:
     assert load["from"] == "cold" and "another kroute version" in load["snapshot_unused"]
 
 
+@contextlib.contextmanager
+def serving(running: Any) -> Iterator[client.Target]:
+    """Serve the in-process daemon `running` on its socket, its status file naming this
+    process at this version, as `prepare` runs on a thread of its own; yield its target."""
+    from router.serve import server
+
+    places = running.places
+    trust.private_dir(places.runtime)
+    served = server.Server(str(places.socket), running)
+    threading.Thread(target=served.serve_forever, daemon=True).start()
+    presence.write_status(
+        places.status, {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
+    )
+    threading.Thread(target=running.prepare, daemon=True).start()
+    try:
+        yield client.target(running.config.root, running.config.file, os.environ)
+    finally:
+        served.shutdown()
+        served.server_close()
+        places.status.unlink(missing_ok=True)
+
+
 @pytest.mark.process
 def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Path) -> None:
     """While the catalog loads, /v1/status says `loading` and a route gets 503 `loading`
     without waiting; a client asking waits for the load within its timeout."""
-    from router import __version__
     from router.catalog import config
     from router.runtime.engine import Engine
-    from router.serve import daemon, server
+    from router.serve import daemon
 
     cfg = config.load((repo / "kroute.toml").resolve())
     places = locate.places(cfg.root, cfg.file, os.environ, os.getuid())
@@ -810,49 +832,39 @@ def test_a_loading_daemon_answers_its_status_and_refuses_routes_at_once(repo: Pa
         return Engine.load(config, version)
 
     running = daemon.Daemon(cfg, places, load=slow)
-    trust.private_dir(places.runtime)
-    served = server.Server(str(places.socket), running)
-    threading.Thread(target=served.serve_forever, daemon=True).start()
-    # as a daemon writes it: this process serves, at this version
-    presence.write_status(
-        places.status, {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
-    )
-    loading = threading.Thread(target=running.prepare, daemon=True)
-    loading.start()
-    target = client.target(cfg.root, cfg.file, os.environ)
-    try:
-        code, report = curl(target, "/v1/status")
-        assert (code, report["phase"], report["entries"]) == (200, "loading", 0)
-        code, refused = curl(target, "/v1/route", "-d", '{"task": "rotate the webhook key"}')
-        assert (code, refused["error"]["code"]) == (503, "loading")
-        assert "still loading the catalog" in refused["error"]["message"]
-        with pytest.raises(DaemonError, match="still loading the catalog"):
-            launcher.ask(target, os.environ, "/v1/route", {"task": "rotate"}, timeout=0.3)
-        # a hook fails open: nothing printed and exit 0 (an answer in process would have
-        # printed this prompt's pointers)
-        presence.write_root(places, cfg.root, cfg.file)
-        prompt = (FIXTURES / "hook_payloads" / "user_prompt_submit.json").read_bytes()
-        hooked = subprocess.run(
-            [str(REPO / "hooks" / "claude" / "user-prompt-submit")],
-            input=prompt.replace(b"REPO", str(cfg.root).encode()),
-            capture_output=True,
-            env={
-                **os.environ,
-                "CLAUDE_PROJECT_DIR": str(cfg.root),
-                "KROUTE_HOOK_BIN": str(Path(sys.executable).with_name("kroute-hook")),
-            },
-            timeout=30,
-        )
-        assert (hooked.returncode, hooked.stdout) == (0, b"")
-        release.set()
-        answer = launcher.ask(target, os.environ, "/v1/route", {"task": "rotate the webhook key"})
-        assert answer["pointers"]
-        assert curl(target, "/v1/status")[1]["phase"] == "ready"
-    finally:
-        release.set()
-        served.shutdown()
-        served.server_close()
-        places.status.unlink(missing_ok=True)
+    with serving(running) as target:
+        try:
+            code, report = curl(target, "/v1/status")
+            assert (code, report["phase"], report["entries"]) == (200, "loading", 0)
+            code, refused = curl(target, "/v1/route", "-d", '{"task": "rotate the webhook key"}')
+            assert (code, refused["error"]["code"]) == (503, "loading")
+            assert "still loading the catalog" in refused["error"]["message"]
+            with pytest.raises(DaemonError, match="still loading the catalog"):
+                launcher.ask(target, os.environ, "/v1/route", {"task": "rotate"}, timeout=0.3)
+            # a hook fails open: nothing printed and exit 0 (an answer in process would have
+            # printed this prompt's pointers)
+            presence.write_root(places, cfg.root, cfg.file)
+            prompt = (FIXTURES / "hook_payloads" / "user_prompt_submit.json").read_bytes()
+            hooked = subprocess.run(
+                [str(REPO / "hooks" / "claude" / "user-prompt-submit")],
+                input=prompt.replace(b"REPO", str(cfg.root).encode()),
+                capture_output=True,
+                env={
+                    **os.environ,
+                    "CLAUDE_PROJECT_DIR": str(cfg.root),
+                    "KROUTE_HOOK_BIN": str(Path(sys.executable).with_name("kroute-hook")),
+                },
+                timeout=30,
+            )
+            assert (hooked.returncode, hooked.stdout) == (0, b"")
+            release.set()
+            answer = launcher.ask(
+                target, os.environ, "/v1/route", {"task": "rotate the webhook key"}
+            )
+            assert answer["pointers"]
+            assert curl(target, "/v1/status")[1]["phase"] == "ready"
+        finally:
+            release.set()
 
 
 @pytest.mark.process
@@ -866,7 +878,7 @@ def test_a_cold_engine_is_let_go_before_its_snapshot_is_read_back_and_requests_w
 
     from router.catalog import config
     from router.runtime.engine import Engine
-    from router.serve import daemon, loader, server
+    from router.serve import daemon, loader
 
     cfg = config.load((repo / "kroute.toml").resolve())
     places = locate.places(cfg.root, cfg.file, os.environ, os.getuid())
@@ -889,36 +901,26 @@ def test_a_cold_engine_is_let_go_before_its_snapshot_is_read_back_and_requests_w
 
     monkeypatch.setattr(loader, "read_back", held)
     running = daemon.Daemon(cfg, places, load=cold, snapshot_after=0.0)
-    trust.private_dir(places.runtime)
-    served = server.Server(str(places.socket), running)
-    threading.Thread(target=served.serve_forever, daemon=True).start()
-    presence.write_status(
-        places.status, {"pid": os.getpid(), "socket": str(places.socket), "version": __version__}
-    )
-    threading.Thread(target=running.prepare, daemon=True).start()
-    target = client.target(cfg.root, cfg.file, os.environ)
     task = {"task": "rotate the webhook key"}
     answers: list[dict[str, Any]] = []
-    try:
-        assert reading.wait(60)
-        asking = threading.Thread(
-            target=lambda: answers.append(launcher.ask(target, os.environ, "/v1/route", task))
-        )
-        asking.start()
-        asking.join(0.5)
-        assert asking.is_alive() and not answers  # it waits for the engine read back
-        release.set()
-        asking.join(60)
-        assert cold_was_gone == [True]
-        expected = Engine.load(cfg).route(intake.route(task, cfg))
-        assert answers[0]["pointers"] == expected["pointers"] != []
-        status = curl(target, "/v1/status")[1]
-        assert status["load"]["mapped"] and status["entries"] == len(running.engine.index)
-    finally:
-        release.set()
-        served.shutdown()
-        served.server_close()
-        places.status.unlink(missing_ok=True)
+    with serving(running) as target:
+        try:
+            assert reading.wait(60)
+            asking = threading.Thread(
+                target=lambda: answers.append(launcher.ask(target, os.environ, "/v1/route", task))
+            )
+            asking.start()
+            asking.join(0.5)
+            assert asking.is_alive() and not answers  # it waits for the engine read back
+            release.set()
+            asking.join(60)
+            assert cold_was_gone == [True]
+            expected = Engine.load(cfg).route(intake.route(task, cfg))
+            assert answers[0]["pointers"] == expected["pointers"] != []
+            status = curl(target, "/v1/status")[1]
+            assert status["load"]["mapped"] and status["entries"] == len(running.engine.index)
+        finally:
+            release.set()
 
 
 @pytest.mark.process
