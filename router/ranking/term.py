@@ -9,8 +9,8 @@ also give the forms documents write them in (`codeword`: `-Xfoo` and `-X foo` me
 gives `10`), and a function word is a term where the catalog writes it as code (`any` in a Go
 catalog). The explain record keeps seed 1's tokens.
 
-Pure: every function here is a function of its arguments alone (`read` caches what it made of
-a word).
+Pure: every function here is a function of its arguments alone (`read` and `of_task` cache
+what they made of a word).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from router.core import text
 from router.ranking import codeword
@@ -50,43 +51,91 @@ def of_task(task: str) -> tuple[Term, ...]:
     a strong one. A dotted name with no `/` ("moment.js", "React.FC", "CITATION.cff") is
     read as a name: it may anchor, but what it names is what the task is about, so its
     tokens other than path syntax are strong terms."""
-    prose: list[str] = []
-    names: list[str] = []
-    paths: list[str] = []
+    reads: tuple[list[Word], list[Word], list[Word]] = ([], [], [])
     # a word's tokens are its own (separators never join two words), so a repeated word
     # adds no first occurrence: a long task's words are read once each
+    known = _TASK_WORDS
     for word in dict.fromkeys(task.split()):
-        if not _reads_as_path(word):
-            prose.append(word)
-        else:
-            (paths if "/" in word else names).append(word)
-    heads = codeword.heads(prose + names)
-    seen: dict[str, Term] = {}
-    for token in text.tokens(" ".join(codeword.with_parts(prose))):
-        if token not in FUNCTION_WORDS:
-            key = stem(token)
-            if key not in seen:
-                seen[key] = Term(key, token, of_name=heads.get(key, ""))
-    for words, weak in ((codeword.with_parts(names), False), (paths, True)):
-        for token in text.tokens(" ".join(words)):
-            if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
-                key = stem(token)
-                if key not in seen:
-                    seen[key] = Term(key, token, weak=weak, of_name=heads.get(key, ""))
+        each = known.get(word) or _read_word(word)
+        reads[each.kind].append(each)
+    prose, names, paths = reads
+    seen = _terms(prose, names, paths)
     # A function word may be a keyword of the catalog's language (`any`, `let`): it is a
-    # term where an entry writes it as code (`coded`), which the ranker asks the catalog. A
-    # contraction's stub ("re" of "we're") is not a word the task writes.
-    for word in prose:
-        token = word.strip(codeword.EDGES).lower()
-        if token in FUNCTION_WORDS and len(token) >= text.MIN_TOKEN_CHARS and token.isalpha():
-            key = codeword.coded(token)
-            if key not in seen:
-                seen[key] = Term(key, token, form=True)
+    # term where an entry writes it as code (`coded`), which the ranker asks the catalog.
+    for each in prose:
+        if each.coded and each.coded[0] not in seen:
+            seen[each.coded[0]] = Term(each.coded[0], each.coded[1], form=True)
     for token in codeword.forms(task):
         key = stem(token)
         if key not in seen:
             seen[key] = Term(key, token, form=True)
     return tuple(seen.values())
+
+
+def _terms(prose: list[Word], names: list[Word], paths: list[Word]) -> dict[str, Term]:
+    """Return stem -> term of the tokens of a task's words, first occurrence kept: its prose
+    words' first, then its names' and its paths' (weak) other than path syntax."""
+    heads: dict[str, str] = {}
+    for each in prose + names:
+        for head, name in each.heads:
+            heads.setdefault(head, name)
+    seen: dict[str, Term] = {}
+    for each in prose:
+        for token in each.tokens:
+            if token not in FUNCTION_WORDS:
+                key = stem(token)
+                if key not in seen:
+                    seen[key] = Term(key, token, of_name=heads.get(key, ""))
+    for group, weak in ((names, False), (paths, True)):
+        for each in group:
+            for token in each.tokens:
+                if token not in FUNCTION_WORDS and token not in PATH_SYNTAX:
+                    key = stem(token)
+                    if key not in seen:
+                        seen[key] = Term(key, token, weak=weak, of_name=heads.get(key, ""))
+    return seen
+
+
+PROSE, NAME, PATH = range(3)  # what a word of a task reads as (`Word.kind`)
+
+
+class Word(NamedTuple):
+    """What `of_task` makes of one whitespace-separated word of a task, whatever surrounds it.
+
+    A named tuple: a long task reads a thousand of them, and a tuple is built in C."""
+
+    kind: int  # PROSE, NAME (a dotted name, no `/`) or PATH
+    tokens: tuple[str, ...]  # its tokens, each code identifier's parts after it (not a path's)
+    heads: tuple[tuple[str, str], ...]  # (head stem, type name stem) of the type names it writes
+    # the function word it is, as code (`codeword.coded`) and as written; () for none or for
+    # a contraction's stub ("re" of "we're"), which is not a word the task writes
+    coded: tuple[str, str] | tuple[()]
+
+
+def _read_word(word: str) -> Word:
+    """Return what `of_task` makes of `word`, kept for the next task that writes it."""
+    if len(_TASK_WORDS) >= MAX_TASK_WORDS:
+        _TASK_WORDS.clear()
+    kind = PROSE if not _reads_as_path(word) else PATH if "/" in word else NAME
+    with_parts = [word] if kind == PATH else codeword.with_parts([word])
+    heads = () if kind == PATH else tuple(codeword.heads([word]).items())
+    coded: tuple[str, str] | tuple[()] = ()
+    token = word.strip(codeword.EDGES).lower()
+    if (
+        kind == PROSE
+        and token in FUNCTION_WORDS
+        and len(token) >= text.MIN_TOKEN_CHARS
+        and token.isalpha()
+    ):
+        coded = (codeword.coded(token), token)
+    read = _TASK_WORDS[word] = Word(kind, text.tokens(" ".join(with_parts)), heads, coded)
+    return read
+
+
+# Words kept between tasks: a user's prompts keep writing their project's words. A flood of
+# new words (a pasted log) resets it rather than growing it without bound.
+MAX_TASK_WORDS = 1 << 16
+_TASK_WORDS: dict[str, Word] = {}
 
 
 def read(normal: str) -> tuple[dict[str, int], set[str]]:

@@ -7,7 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from router.ranking import codeword, term
+from router.core import text
+from router.ranking import codeword, stemmer, term
+from router.ranking.wordlist import FUNCTION_WORDS, PATH_SYNTAX
 
 
 def test_conversational_words_are_not_terms() -> None:
@@ -66,6 +68,58 @@ def test_a_flood_of_new_words_reads_the_same_once_the_cache_starts_afresh(
 @given(st.text())
 def test_of_task_never_raises_and_is_deterministic(task: str) -> None:
     assert term.of_task(task) == term.of_task(task)
+
+
+def _read_whole(task: str) -> list[tuple[str, str, bool, str]]:
+    """Return (stem, word, weak, of_name) of a task's tokens read from the task as a whole,
+    as `of_task` read them before it read a task word by word (function words as code and
+    code forms aside)."""
+    words = list(dict.fromkeys(task.split()))
+    paths = [w for w in words if term._reads_as_path(w)]
+    prose = [w for w in words if w not in paths]
+    names = [w for w in paths if "/" not in w]
+    paths = [w for w in paths if "/" in w]
+    heads = codeword.heads(prose + names)
+    seen: dict[str, tuple[str, str, bool, str]] = {}
+    groups = ((codeword.with_parts(prose), False, False), (codeword.with_parts(names), False, True))
+    for group, weak, syntax in (*groups, (paths, True, True)):
+        for token in text.tokens(" ".join(group)):
+            if token in FUNCTION_WORDS or (syntax and token in PATH_SYNTAX):
+                continue
+            key = stemmer.stem(token)
+            seen.setdefault(key, (key, token, weak, heads.get(key, "")))
+    return list(seen.values())
+
+
+WORDS = st.lists(
+    st.sampled_from(
+        ["ΟΔΟΣ", "Σ.", "ReaderStateContext", "URLs", "src/a.py", "React.FC", "we're", "any"]
+    )
+    | st.text(),
+    max_size=8,
+)
+
+
+@given(WORDS, WORDS)
+def test_a_task_read_word_by_word_reads_as_the_whole_task_whatever_came_before(
+    before: list[str], words: list[str]
+) -> None:
+    task = " ".join(words)
+    term.of_task(" ".join(before))  # words kept from an earlier task
+    read = [(t.stem, t.word, t.weak, t.of_name) for t in term.of_task(task) if not t.form]
+    assert read == [t for t in _read_whole(task) if not t[0].startswith("`")]
+
+
+def test_the_words_kept_between_tasks_start_afresh_past_their_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    task = "the ReaderStateContext retries src/a.py any"
+    fresh = term.of_task(task)
+    monkeypatch.setattr(term, "MAX_TASK_WORDS", 2)
+    for flood in ("alpha beta gamma", task, "delta epsilon zeta"):
+        term.of_task(flood)
+    assert len(term._TASK_WORDS) <= 2
+    assert term.of_task(task) == fresh
 
 
 def test_a_code_identifier_adds_its_words() -> None:
