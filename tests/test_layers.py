@@ -63,6 +63,7 @@ LIGHT = {
     "router.client.presence": {"router.client.locate", "router.client.trust"},
     "router.client.payload": set(),
     "router.harnesses.events": {"router.client.payload", "router.core.text"},
+    "router.harnesses.opening": {"router.client.payload", "router.core.text"},
     "router.base.errors": set(),
 }
 

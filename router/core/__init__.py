@@ -1,2 +1,2 @@
-"""What the engine's packages share below the catalog: text, what may be shown, a request's deadline
-(and, for now, the harness adapters)."""
+"""What the engine's packages share below the catalog: text, what may be shown, a request's
+deadline."""

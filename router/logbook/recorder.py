@@ -14,7 +14,7 @@ from pathlib import Path
 
 from router.base.errors import KrouteError
 from router.client import locate
-from router.core.opening import Opened
+from router.harnesses.opening import Opened
 from router.logbook import logfile, opened, shadow
 from router.runtime.engine import Engine
 

@@ -27,9 +27,8 @@ from router.catalog import config
 from router.client import locate, wire
 from router.client.payload import decode, member
 from router.client.wire import HOOK_PREFIX
-from router.core import opening
 from router.filters import intent, relevance
-from router.harnesses import registry
+from router.harnesses import opening, registry
 from router.harnesses.events import Ask
 from router.logbook import opened, recorder, shadow
 from router.logbook.recorder import Recorder

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from router.core import opening
-from router.harnesses import registry
+from router.harnesses import opening, registry
 from testing.paths import REPO
 
 

@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from router.client.payload import decode
-from router.core import opening
-from router.harnesses import registry
+from router.harnesses import opening, registry
 from testing.paths import FIXTURES
 
 PAYLOADS = FIXTURES / "hook_payloads"
