@@ -15,12 +15,15 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from router.base.errors import ShadowError
 from router.catalog.config import SHADOW_MODES
+
+if TYPE_CHECKING:  # only its version, catalog and config are read: no engine is loaded here
+    from router.runtime.engine import Engine
 
 SCHEMA = "kroute.shadow/2"
 SCHEMA_V1 = "kroute.shadow/1"  # `version`, `fingerprint`; no `skip`, no `intent`
@@ -59,6 +62,44 @@ class Emitted:
     prompt_id: str | None = None
     cwd: str | None = None
     skip: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        engine: Engine,
+        *,
+        source: str,
+        mode: str,
+        injected: bool,
+        task: str,
+        request: Mapping[str, Any],
+        document: Mapping[str, Any] | None,
+        text: str,
+        elapsed_us: int,
+        session: str | None = None,
+        prompt_id: str | None = None,
+        cwd: str | None = None,
+        skip: str | None = None,
+    ) -> Emitted:
+        """Return the route `engine` emitted: its version, catalog fingerprint and config
+        digest taken from it, the rest as given."""
+        return cls(
+            engine.version,
+            engine.catalog.fingerprint,
+            engine.config.digest,
+            source,
+            mode,
+            injected,
+            task,
+            request,
+            document,
+            text,
+            elapsed_us,
+            session,
+            prompt_id,
+            cwd,
+            skip,
+        )
 
 
 def record(emitted: Emitted, at: str) -> Record:

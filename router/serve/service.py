@@ -137,10 +137,8 @@ class App:
         with self.counting:
             self.routes += 1
         if self.log is not None:
-            emitted = shadow.Emitted(
-                engine_version=engine.version,
-                catalog_fingerprint=engine.catalog.fingerprint,
-                config_digest=engine.config.digest,
+            emitted = shadow.Emitted.of(
+                engine,
                 source=call.source,
                 mode=recorder.strictest(engine.config.shadow_mode),
                 injected=False,
@@ -202,10 +200,8 @@ class App:
             return ""
         if self.log is not None:
             engine = self.engine
-            emitted = shadow.Emitted(
-                engine_version=engine.version,
-                catalog_fingerprint=engine.catalog.fingerprint,
-                config_digest=engine.config.digest,
+            emitted = shadow.Emitted.of(
+                engine,
                 source=f"{name}/{event}",
                 mode=mode,
                 injected=mode == "live" and bool(text),

@@ -12,8 +12,10 @@ import orjson
 import pytest
 
 from router.base.errors import ShadowError
+from router.catalog import config
 from router.client import locate
 from router.logbook import logfile, review, shadow
+from router.runtime.engine import Engine
 from testing.paths import DEMO, FIXTURES
 from testing.records import FILTERS, REQUEST, document, read_all, record
 
@@ -172,6 +174,40 @@ def test_entry_refuses_contradictions() -> None:
         shadow.Emitted(**base, mode="shadow", injected=False, document=document([])), AT
     )
     assert (quiet["status"], quiet["silence"]["reason"]) == ("no_match", "no_document_reached")
+
+
+def test_an_emitted_route_takes_its_engine_fields_from_the_engine() -> None:
+    engine = Engine.load(config.load(DEMO / "kroute.toml"), version="9.9.9")
+    emitted = shadow.Emitted.of(
+        engine,
+        source="claude/UserPromptSubmit",
+        mode="live",
+        injected=True,
+        task="t",
+        request=REQUEST,
+        document=document(["A"]),
+        text="x",
+        elapsed_us=1,
+        session="s",
+        skip=None,
+    )
+    assert (emitted.engine_version, emitted.catalog_fingerprint, emitted.config_digest) == (
+        "9.9.9",
+        engine.catalog.fingerprint,
+        engine.config.digest,
+    )
+    assert (emitted.source, emitted.session, emitted.prompt_id, emitted.text) == (
+        "claude/UserPromptSubmit",
+        "s",
+        None,
+        "x",
+    )
+    line = shadow.record(emitted, AT)
+    assert (line["engine_version"], line["catalog_fingerprint"], line["config_digest"]) == (
+        "9.9.9",
+        engine.catalog.fingerprint,
+        engine.config.digest,
+    )
 
 
 def test_tail_and_body() -> None:
