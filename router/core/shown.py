@@ -62,7 +62,7 @@ def scrubbed(document: object, member: str = "") -> object:
     return document
 
 
-EVIDENCE_INDENT = "    "  # what tells an evidence line from the rest (`render`, `harness`)
+EVIDENCE_INDENT = "    "  # what tells an evidence line from the rest (`render`, `dim_evidence`)
 DIM, RESET = "\x1b[2m", "\x1b[0m"
 
 

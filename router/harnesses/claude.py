@@ -5,12 +5,13 @@ prompt's answer is plain text under a header, the others hookSpecificOutput JSON
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from router.client.payload import member
 from router.harnesses import events, printed
 from router.harnesses.settings import Settings
+from router.route.render import Report
 
 NAME = "claude"
 EVENTS = ("UserPromptSubmit", "SessionStart", "PreToolUse")
@@ -60,8 +61,8 @@ def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> even
     return events.files([path], shared)
 
 
-def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
-    """Return what a Claude Code event prints of a route's text report."""
+def wrap(event: str, ask: events.Ask, report: Report, anchors: Sequence[str]) -> str:
+    """Return what a Claude Code event prints of a route's report."""
     if event == "PreToolUse":
-        return printed.file_json(event, report, answer, ask.body)
+        return printed.file_json(event, report, anchors, ask.body)
     return printed.plain(report, printed.HEADER)

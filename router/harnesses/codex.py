@@ -4,12 +4,13 @@ what governs the files it touches; everything is printed as hookSpecificOutput J
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from router.client.payload import member
 from router.harnesses import events, printed
 from router.harnesses.settings import Settings
+from router.route.render import Report
 
 NAME = "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse")
@@ -57,6 +58,6 @@ def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> even
     return events.files(paths, shared)
 
 
-def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
-    """Return what a Codex CLI event prints of a route's text report: JSON only."""
-    return printed.agent_json(event, FILE_EVENT, report, answer, ask.body)
+def wrap(event: str, ask: events.Ask, report: Report, anchors: Sequence[str]) -> str:
+    """Return what a Codex CLI event prints of a route's report: JSON only."""
+    return printed.agent_json(event, FILE_EVENT, report, anchors, ask.body)

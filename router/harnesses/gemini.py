@@ -4,12 +4,13 @@ CLI rejects any other stdout)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from router.client.payload import member
 from router.harnesses import events, printed
 from router.harnesses.settings import Settings
+from router.route.render import Report
 
 NAME = "gemini"
 EVENTS = ("SessionStart", "BeforeAgent", "AfterTool")
@@ -50,6 +51,6 @@ def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> even
     return events.files([path] if isinstance(path, str) and path else [], shared)
 
 
-def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
-    """Return what a Gemini CLI event prints of a route's text report: JSON only."""
-    return printed.agent_json(event, FILE_EVENT, report, answer, ask.body)
+def wrap(event: str, ask: events.Ask, report: Report, anchors: Sequence[str]) -> str:
+    """Return what a Gemini CLI event prints of a route's report: JSON only."""
+    return printed.agent_json(event, FILE_EVENT, report, anchors, ask.body)

@@ -4,10 +4,11 @@ the same way (`router.harnesses.git` takes `plan` and `wrap` from here)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from router.harnesses import events, printed
+from router.route.render import Report
 
 NAME = "pipe"
 EVENTS = ("route",)
@@ -19,6 +20,6 @@ def plan(event: str, payload: Mapping[str, Any], shared: dict[str, Any]) -> even
     return events.task(payload, shared)
 
 
-def wrap(event: str, ask: events.Ask, report: str, answer: Mapping[str, Any]) -> str:
-    """Return what a pipe prints of a route's text report: the report alone."""
+def wrap(event: str, ask: events.Ask, report: Report, anchors: Sequence[str]) -> str:
+    """Return what a pipe prints of a route's report: the report alone."""
     return printed.plain(report)

@@ -1,15 +1,17 @@
 """Every harness by name, behind one protocol: what an event asks (`plan`) and exactly what
-the hook prints for the router's answer (`wrap`). The service answers
-`POST /v1/hook/<harness>/<event>` with these; `kroute install` reads their `SETTINGS`."""
+the hook prints for the router's answer (`wrap` for a route's report, `orient` for a
+session's start). The service answers `POST /v1/hook/<harness>/<event>` with these;
+`kroute install` reads their `SETTINGS`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from router.harnesses import claude, codex, events, gemini, git, pipe, printed
 from router.harnesses.events import Ask
 from router.harnesses.settings import Settings
+from router.route.render import Report
 
 
 class Harness(Protocol):
@@ -23,8 +25,9 @@ class Harness(Protocol):
         """Return what `event` (one of EVENTS) asks, given the members every payload shares."""
         ...
 
-    def wrap(self, event: str, ask: Ask, report: str, answer: Mapping[str, Any]) -> str:
-        """Return what the hook prints of a route's text report."""
+    def wrap(self, event: str, ask: Ask, report: Report, anchors: Sequence[str]) -> str:
+        """Return what the hook prints of a route's report (`anchors`: the paths the route
+        was anchored on, which a file event's header names)."""
         ...
 
 
@@ -45,15 +48,21 @@ def plan(harness: str, name: str, payload: Mapping[str, Any] | None) -> Ask:
     return found.plan(name, payload, shared)
 
 
-def wrap(harness: str, name: str, ask: Ask, answer: Mapping[str, Any] | None) -> str:
-    """Return exactly what the hook prints for a route document or orientation ("" for
-    nothing): advisory context only, never a permission decision."""
-    if answer is None or ask.kind == "skip":
-        return ""
-    if ask.kind == "orientation":
-        return printed.oriented(name, answer, brief=ask.brief)
-    report = printed.routed(answer)
+def wrap(
+    harness: str, name: str, ask: Ask, report: Report | None, anchors: Sequence[str] = ()
+) -> str:
+    """Return exactly what the hook prints for a route's report ("" for nothing: a report
+    with no pointer, or an event that asked no route): advisory context only, never a
+    permission decision."""
     found = BY_NAME.get(harness)
-    if report is None or found is None:
+    if report is None or ask.kind != "route" or not report.pointed or found is None:
         return ""
-    return found.wrap(name, ask, report, answer)
+    return found.wrap(name, ask, report, anchors)
+
+
+def orient(name: str, ask: Ask, status: Mapping[str, Any] | None) -> str:
+    """Return exactly what the hook prints for a session's orientation, given the catalog's
+    status ("" for nothing: an empty catalog, or an event that asked no orientation)."""
+    if status is None or ask.kind != "orientation":
+        return ""
+    return printed.oriented(name, status, brief=ask.brief)

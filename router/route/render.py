@@ -1,11 +1,11 @@
 """The forms a route is shown in (DESIGN 7): the JSON document, the text report hooks
-inject (and that report fitted to the room a harness gives it), and seed 1's explain
-record."""
+inject (built from the route's pointers as a `Report`, which `fit` lays out in the room a
+harness gives it), and seed 1's explain record."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from router.catalog.entry import Entry
@@ -24,7 +24,7 @@ HEAD_ROOM = 200  # a pointer line's path and title
 SUMMARY_ROOM = 300  # a pointer line's summary
 MARKS_ROOM = 120  # its `[unreviewed: …]` and `[superseded by …]` markers, kept after it
 LINE_ROOM = 400  # any other line: an evidence line, an orientation line
-_MARKS = re.compile(r"(?: \[(?:unreviewed: |superseded by )[^\]]*\])+\Z")
+ALREADY_SHOWN = "{count} more already shown in this session"  # a session's repeats, counted
 CLAIM_CEILING = (
     "A lexical, field-weighted ranking of catalog metadata (structured routing fields over "
     "free text): not embedding search, and no claim that a row answers the problem."
@@ -42,21 +42,97 @@ def rounded(value: float) -> float | int:
     return int(value) if value.is_integer() else value
 
 
+@dataclass(frozen=True, slots=True)
+class PointerLines:
+    """A pointer as the report shows it, every part flattened: its head (path and title),
+    summary and markers (`[unreviewed: …]`, `[superseded by …]`) on its pointer line, and the
+    body of the evidence line under it."""
+
+    head: str
+    summary: str
+    marks: str  # "" or the markers, each opening with a space
+    evidence: str
+
+    def pointer(self, *, shortened: bool = False) -> str:
+        """Return the pointer line, `  <head> — <summary><marks>`; `shortened`, with each
+        long part cut to its room (the em dash and the markers stay)."""
+        head, summary, marks = self.head, self.summary, self.marks
+        if shortened:
+            head, summary = shorten(head, HEAD_ROOM), shorten(summary, SUMMARY_ROOM)
+            marks = shorten(marks, MARKS_ROOM)
+        return POINTER_INDENT + f"{head} {EM_DASH} {summary}".strip() + marks
+
+    def lines(self, *, shortened: bool = False) -> str:
+        """Return the pointer line over its evidence line (`shortened`: see `pointer`; the
+        evidence cut to LINE_ROOM)."""
+        evidence = shorten(self.evidence, LINE_ROOM) if shortened else self.evidence
+        return f"{self.pointer(shortened=shortened)}\n{EVIDENCE_INDENT}{evidence}"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line of a report that is no pointer's (withheld, already shown, silence, an
+    orientation's): its text flattened, and its indent."""
+
+    text: str
+    indent: str = ""
+
+    def lines(self, *, shortened: bool = False) -> str:
+        """Return the line ("" when its text is empty); `shortened`, its text cut to
+        LINE_ROOM."""
+        if not self.text:
+            return ""
+        return self.indent + (shorten(self.text, LINE_ROOM) if shortened else self.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A text report as parts: pointers, each with its evidence, and other lines, in order.
+    `fit` lays it out in a room; `text` lays it out whole."""
+
+    parts: tuple[PointerLines | Line, ...] = ()
+
+    @property
+    def pointed(self) -> bool:
+        """Whether the report holds a pointer."""
+        return any(isinstance(part, PointerLines) for part in self.parts)
+
+    def text(self) -> str:
+        """Return the report whole, one part after another. Ends without a newline."""
+        return "\n".join(part.lines() for part in self.parts)
+
+
+def line(text: str, indent: str = "") -> Line:
+    """Return a report line of `text`, flattened, under `indent`."""
+    return Line(flat(text), indent)
+
+
 def pointer_line(entry: Entry, superseded_by: str | None = None) -> str:
     """Return the pointer line: `  <path> (<title>) — <summary>` plus markers, every field
     flattened (a field left empty by flattening leaves no gap)."""
+    return _pointed(entry, superseded_by, "").pointer()
+
+
+def _pointed(entry: Entry, superseded_by: str | None, evidence: str) -> PointerLines:
+    """Return the report's part for a pointer to `entry` over the evidence line `evidence`,
+    every field flattened."""
     title = flat(entry.title)
     head = " ".join(part for part in (flat(entry.path), f"({title})" if title else "") if part)
-    line = POINTER_INDENT + f"{head} {EM_DASH} {flat(entry.summary)}".strip()
+    marks = ""
     if entry.unwarranted:
-        line += f" [unreviewed: {flat(entry.unreviewed_reason)}]"
+        marks += f" [unreviewed: {flat(entry.unreviewed_reason)}]"
     if superseded_by:
-        line += f" [superseded by {flat(superseded_by)}]"
-    return line
+        marks += f" [superseded by {flat(superseded_by)}]"
+    return PointerLines(head, flat(entry.summary), marks, evidence)
 
 
 def evidence_line(evidence: Mapping[str, Any]) -> str:
     """Return the one evidence line under a pointer, flattened (it never holds an em dash)."""
+    return EVIDENCE_INDENT + _evidence(evidence)
+
+
+def _evidence(evidence: Mapping[str, Any]) -> str:
+    """Return the body of a pointer's evidence line, flattened."""
     by = evidence.get("by")
     if by == "anchor":
         body = "governs " + ", ".join(evidence.get("anchors", []))
@@ -86,22 +162,30 @@ def evidence_line(evidence: Mapping[str, Any]) -> str:
                 f"; also near the task in meaning (its {near.get('near')}), "
                 f"rank {near.get('rank')} of {near.get('of')} by meaning"
             )
-    return EVIDENCE_INDENT + flat(body)
+    return flat(body)
+
+
+def report(route: Route, *, already_shown: int = 0) -> Report:
+    """Return the text report of a route as parts: its pointers with their evidence, the
+    withheld line, and the line counting the `already_shown` pointers a session was given
+    before (taken out of the route); or the one silence sentence."""
+    if route.silence is not None:
+        return Report((Line(silence_sentence(route), POINTER_INDENT),))
+    parts: list[PointerLines | Line] = [
+        _pointed(p.entry, p.superseded_by, _evidence(p.evidence)) for p in route.pointers
+    ]
+    if route.withheld:
+        parts.append(Line(f"withheld {route.withheld} more", POINTER_INDENT))
+    if already_shown:
+        parts.append(Line(ALREADY_SHOWN.format(count=already_shown), POINTER_INDENT))
+    return Report(tuple(parts))
 
 
 def text_report(route: Route, *, color: bool = False) -> str:
     """Return the text report: pointer and evidence lines, the withheld line, or the one
     silence sentence. Ends without a newline."""
-    if route.silence is not None:
-        return POINTER_INDENT + silence_sentence(route)
-    lines = []
-    for pointer in route.pointers:
-        lines.append(pointer_line(pointer.entry, pointer.superseded_by))
-        lines.append(evidence_line(pointer.evidence))
-    if route.withheld:
-        lines.append(f"{POINTER_INDENT}withheld {route.withheld} more")
-    report = "\n".join(lines)
-    return dim_evidence(report) if color else report
+    text = report(route).text()
+    return dim_evidence(text) if color else text
 
 
 def silence_sentence(route: Route) -> str:
@@ -215,19 +299,17 @@ def explain(
 # -- fitting a report to the room a harness gives it -------------------------------------------
 
 
-def fit(text: str, room: int, cost: Callable[[str], int]) -> str:
-    """Return a text report (or an orientation) that takes at most `room` as `cost` measures
-    it, read as `text_report` lays it out.
+def fit(report: Report, room: int, cost: Callable[[str], int]) -> str:
+    """Return the report laid out in at most `room` as `cost` measures it.
 
-    Every line is flattened again, its indent kept, so that nothing but a pointer line
-    carries an em dash. Text that fits is returned whole. Otherwise every long line is
-    shortened, and if that is not enough, whole units are kept from the start (a pointer line
-    with its evidence line, or any other line) and the rest is replaced by CUT_NOTE."""
-    units = _units([_clean(line) for line in text.split("\n")])
-    whole = "\n".join("\n".join(unit) for unit in units)
+    A report that fits is returned whole. Otherwise every long part is shortened (a
+    pointer's head, summary and markers apart, its evidence, any other line), and if that is
+    not enough, whole parts are kept from the start (a pointer line never without its
+    evidence line) and the rest is replaced by CUT_NOTE."""
+    whole = report.text()
     if cost(whole) <= room:
         return whole
-    blocks = ["\n".join(_shorten_line(line) for line in unit) for unit in units]
+    blocks = [part.lines(shortened=True) for part in report.parts]
     whole = "\n".join(blocks)
     if cost(whole) <= room:
         return whole
@@ -239,49 +321,6 @@ def fit(text: str, room: int, cost: Callable[[str], int]) -> str:
             break
         kept.append(block)
     return "\n".join([*kept, CUT_NOTE])
-
-
-def _clean(line: str) -> str:
-    """Return one report line flattened: a line holding an em dash is a pointer line (its
-    first em dash the separator, any other a plain dash); any other keeps its indent."""
-    if EM_DASH in line:
-        head, _, tail = line.partition(EM_DASH)
-        return POINTER_INDENT + f"{flat(head)} {EM_DASH} {flat(tail)}".strip()
-    body = flat(line)
-    return line[: len(line) - len(line.lstrip(" "))] + body if body else ""
-
-
-def _units(lines: list[str]) -> list[tuple[str, ...]]:
-    """Return clean lines grouped into what may be cut: a pointer line with the evidence line
-    under it, or any other line alone. A pointer line with no evidence line is dropped."""
-    units: list[tuple[str, ...]] = []
-    pointer: str | None = None
-    for line in lines:
-        if pointer is not None and line.startswith(EVIDENCE_INDENT) and EM_DASH not in line:
-            units.append((pointer, line))
-            pointer = None
-            continue
-        pointer = None
-        if EM_DASH in line:
-            pointer = line
-        else:
-            units.append((line,))
-    return units
-
-
-def _shorten_line(line: str) -> str:
-    """Return a clean line with each long part shortened: a pointer line's path and title,
-    its summary and its markers apart (the em dash and the markers stay); any other line
-    as a whole."""
-    if EM_DASH not in line:
-        indent = line[: len(line) - len(line.lstrip(" "))]
-        return indent + shorten(line[len(indent) :], LINE_ROOM)
-    head, _, tail = line.partition(EM_DASH)
-    marks = _MARKS.search(tail)
-    start = marks.start() if marks else len(tail)
-    summary = shorten(tail[:start].strip(), SUMMARY_ROOM)
-    shown = f"{shorten(head.strip(), HEAD_ROOM)} {EM_DASH} {summary}".strip()
-    return POINTER_INDENT + shown + shorten(tail[start:], MARKS_ROOM)
 
 
 def shorten(text: str, room: int, *, keep_end: bool = False) -> str:

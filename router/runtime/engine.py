@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,15 @@ from router.runtime.intake import ExplainAsk, FocusAsk, RouteAsk, WhyNotAsk
 
 # how many neighbours by meaning a route takes (the meaning extra): those `fusion` fuses
 NEIGHBOURS = fusion.DEPTH
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """A route answered: the route's records (what a hook's report is built from) and its
+    JSON document (DESIGN 7)."""
+
+    route: contract.Route
+    document: dict[str, Any]
 
 
 class Engine:
@@ -58,7 +67,11 @@ class Engine:
     # -- requests --------------------------------------------------------------------------
 
     def route(self, ask: RouteAsk, stop: deadline.Stop | None = None) -> dict[str, Any]:
-        """Return the route document (DESIGN 7) of a request. Raises RequestError for a
+        """Return the route document (DESIGN 7) of a request (`routed`'s document)."""
+        return self.routed(ask, stop).document
+
+    def routed(self, ask: RouteAsk, stop: deadline.Stop | None = None) -> Routed:
+        """Return the route of a request with its document. Raises RequestError for a
         focus that cannot be read as one.
 
         With `strategy: "auto"` the task is classified (DESIGN 9): the budget comes from the
@@ -88,9 +101,10 @@ class Engine:
                     : fusion.SHOWN
                 ],
             }
-        return self.document(
+        document = self.document(
             answer, intent=intent.as_dict(classified) if classified else None, **extra
         )
+        return Routed(answer, document)
 
     def prepared(self, ask: RouteAsk) -> contract.Request:
         """Return the request `route` assembles for `ask`: its focus read, and with `strategy:

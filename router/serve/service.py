@@ -32,7 +32,8 @@ from router.harnesses import opening, registry
 from router.harnesses.events import Ask
 from router.logbook import opened, recorder, shadow
 from router.logbook.recorder import Recorder
-from router.route import whynot
+from router.route import render, whynot
+from router.route.contract import Route
 from router.runtime import intake
 from router.runtime.engine import Engine
 from router.serve import grant, loader, session
@@ -181,20 +182,17 @@ class App:
                 self.sessions.reset(plan.session)
             if plan.kind == "orientation":
                 live = mode == "live"
-                return registry.wrap(name, event, plan, self.engine.orientation()) if live else ""
+                return registry.orient(event, plan, self.engine.orientation()) if live else ""
+            text = ""
             if plan.kind == "route":
                 try:
                     ask = intake.route(plan.body, self.engine.config)
-                    document = self.engine.route(ask, grant.current())
+                    routed = self.engine.routed(ask, grant.current())
                 except KrouteError:
                     skip = "bad-request"
-            shown = document
-            if document is not None and plan.session:
-                self._offered(plan, document, f"{name}/{event}", mode)
-                # Shadow mode remembers too: it logs what live mode would have injected.
-                kept = session.unrepeated(self.sessions, plan.session, document, self.engine.index)
-                shown = kept.document
-            text = registry.wrap(name, event, plan, shown)
+                else:
+                    document = routed.document
+                    text = self._wrapped(name, event, plan, routed.route, document, mode)
         except Exception as error:  # a hook never harms the agent
             recorder.warn(f"hook {name}/{event} failed: {error!r}")
             return ""
@@ -217,6 +215,20 @@ class App:
             )
             self.log.write(emitted, redact=engine.config.shadow_redact)
         return text if mode == "live" else ""
+
+    def _wrapped(
+        self, name: str, event: str, plan: Ask, route: Route, document: Mapping[str, Any], mode: str
+    ) -> str:
+        """Return what the hook prints of a route: its report less the pointers the session
+        was already shown, wrapped by the harness. Shadow mode remembers too: it logs what
+        live mode would have injected."""
+        repeated = 0
+        if plan.session:
+            self._offered(plan, document, f"{name}/{event}", mode)
+            kept = session.unrepeated(self.sessions, plan.session, route, self.engine.index)
+            route, repeated = kept.route, kept.repeated
+        report = render.report(route, already_shown=repeated)
+        return registry.wrap(name, event, plan, report, route.anchors)
 
     def _offered(self, plan: Ask, document: Mapping[str, Any], source: str, mode: str) -> None:
         """Remember which documents a session's route offered, where each stood, and when

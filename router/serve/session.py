@@ -14,23 +14,21 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from router.ranking.index import Index
-from router.route import render
+from router.route.contract import Route
 
 MAX_SESSIONS = 256  # sessions remembered, least recently used forgotten first
 DIGEST_BYTES = 16
-ALREADY_SHOWN = render.POINTER_INDENT + "{count} more already shown in this session"
 
 
 @dataclass(frozen=True, slots=True)
 class Unrepeated:
-    """A route document with the pointers the session was already shown taken out, and how
-    many those were."""
+    """A route with the pointers the session was already shown taken out, and how many
+    those were."""
 
-    document: dict[str, Any]
+    route: Route
     repeated: int
 
 
@@ -74,37 +72,16 @@ def digest(index: Index, entry_id: str) -> str:
     return hashlib.blake2b(repr(found).encode(), digest_size=DIGEST_BYTES).hexdigest()
 
 
-def unrepeated(
-    sessions: Sessions, session: str, document: Mapping[str, Any], index: Index
-) -> Unrepeated:
-    """Return the route document with the pointers the session was already shown (of an
-    entry unchanged since) removed, its text re-rendered to match with a last line counting
-    them, and remember the rest as shown. A document with nothing repeated is returned as
-    it is; one with everything repeated has no pointers left."""
-    pointers = list(document.get("pointers") or [])
-    if not pointers:
-        return Unrepeated(dict(document), 0)
-    digests = {str(p["id"]): digest(index, str(p["id"])) for p in pointers}
+def unrepeated(sessions: Sessions, session: str, route: Route, index: Index) -> Unrepeated:
+    """Return the route with the pointers the session was already shown (of an entry
+    unchanged since) taken out, and remember the rest as shown. A route with nothing
+    repeated is returned as it is; one with everything repeated has no pointers left."""
+    if not route.pointers:
+        return Unrepeated(route, 0)
+    digests = {p.entry.id: digest(index, p.entry.id) for p in route.pointers}
     fresh = sessions.claim(session, digests)
-    kept = [p for p in pointers if p["id"] in fresh]
-    repeated = len(pointers) - len(kept)
+    kept = tuple(p for p in route.pointers if p.entry.id in fresh)
+    repeated = len(route.pointers) - len(kept)
     if not repeated:
-        return Unrepeated(dict(document), 0)
-    text = _report(kept, index, int(document.get("withheld") or 0), repeated) if kept else ""
-    return Unrepeated({**document, "pointers": kept, "text": text}, repeated)
-
-
-def _report(pointers: list[Mapping[str, Any]], index: Index, withheld: int, repeated: int) -> str:
-    """Return the text report of the pointers kept, as `render.text_report` lays it out,
-    ending with the line that counts the ones already shown."""
-    lines = []
-    for pointer in pointers:
-        found = index.get(str(pointer["id"]))
-        if found is None:  # the catalog changed under the route: its line cannot be rebuilt
-            continue
-        lines.append(render.pointer_line(found, pointer.get("superseded_by")))
-        lines.append(render.evidence_line(pointer.get("evidence") or {}))
-    if withheld:
-        lines.append(f"{render.POINTER_INDENT}withheld {withheld} more")
-    lines.append(ALREADY_SHOWN.format(count=repeated))
-    return "\n".join(lines)
+        return Unrepeated(route, 0)
+    return Unrepeated(replace(route, pointers=kept), repeated)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -41,10 +41,21 @@ def test_plan_reads_snake_and_camel_case() -> None:
 
 
 def test_output_is_kept_under_the_harness_cap() -> None:
-    long_text = "\n".join(f"  docs/{i}.md {EM} summary\n    governs x" for i in range(2000))
+    long = render.Report(
+        tuple(render.PointerLines(f"docs/{i}.md", "summary", "", "governs x") for i in range(2000))
+    )
     plan_ = Ask("route", {"task": "x"})
-    out = registry.wrap("claude", "UserPromptSubmit", plan_, {"pointers": [1], "text": long_text})
+    out = registry.wrap("claude", "UserPromptSubmit", plan_, long)
     assert len(out) < 10_000
+
+
+def test_a_report_without_a_pointer_or_a_route_asked_prints_nothing() -> None:
+    withheld = render.Report((render.Line("withheld 3 more", "  "),))
+    assert registry.wrap("claude", "UserPromptSubmit", PROMPT, withheld) == ""
+    assert registry.wrap("claude", "UserPromptSubmit", PROMPT, None) == ""
+    assert registry.wrap("claude", "UserPromptSubmit", Ask("skip"), report(pair(1))) == ""
+    assert registry.wrap("nobody", "route", PROMPT, report(pair(1))) == ""
+    assert registry.orient("SessionStart", PROMPT, {"entries": 3}) == ""
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -82,16 +93,16 @@ def edit(path: str = "src/a.py") -> Ask:
 PROMPT = Ask("route", {"task": "x"})
 
 
-def report(*pairs: tuple[str, str], withheld: int = 0) -> dict[str, Any]:
-    """Return a route document whose text holds the given (pointer, evidence) pairs."""
-    lines = [line for pair in pairs for line in pair]
+def report(*pointers: render.PointerLines, withheld: int = 0) -> render.Report:
+    """Return a route's report of the given pointers (and the withheld line)."""
+    parts: list[render.PointerLines | render.Line] = list(pointers)
     if withheld:
-        lines.append(f"  withheld {withheld} more")
-    return {"pointers": [1] * len(pairs), "anchors": [], "text": "\n".join(lines)}
+        parts.append(render.Line(f"withheld {withheld} more", "  "))
+    return render.Report(tuple(parts))
 
 
-def pair(i: int, summary: str = "summary") -> tuple[str, str]:
-    return f"  docs/{i}.md (Doc {i}) {EM} {summary}", f"{EVIDENCE}matched doc in summary"
+def pair(i: int, summary: str = "summary") -> render.PointerLines:
+    return render.PointerLines(f"docs/{i}.md (Doc {i})", summary, "", "matched doc in summary")
 
 
 # ----------------------------------------------------------------------------- defect 2
@@ -108,7 +119,7 @@ def test_orientation_flattens_always_apply_summaries_and_kinds() -> None:
             {"path": ".cursor/rules/b.mdc", "summary": "plain\u200b summary"},
         ],
     }
-    out = registry.wrap("claude", "SessionStart", Ask("orientation"), status)
+    out = registry.orient("SessionStart", Ask("orientation"), status)
     context = context_of(out)
     assert EM not in context and controls(context) == []
     lines = context.split("\n")
@@ -127,7 +138,7 @@ def test_orientation_of_ordinary_text_is_unchanged() -> None:
         "roots": ["docs", ".cursor"],
         "always_apply": [{"path": ".cursor/rules/a.mdc", "summary": "Use tabs"}],
     }
-    assert printed.orientation_text(status) == (
+    assert printed.orientation(status).text() == (
         "This repository keeps a knowledge catalog routed by kroute: 3 entries (2 rule, 1 skill)"
         " under docs, .cursor.\n"
         "Prompts get pointers to the few documents that bear on them, each with the evidence "
@@ -142,18 +153,18 @@ def test_orientation_of_ordinary_text_is_unchanged() -> None:
 def test_orientation_counts_the_always_apply_entries_it_does_not_list() -> None:
     always = [{"path": f"r/{i}.mdc", "summary": f"rule {i}"} for i in range(23)]
     status = {"entries": 23, "kinds": {"rule": 23}, "roots": ["r"], "always_apply": always}
-    lines = printed.orientation_text(status).split("\n")
+    lines = printed.orientation(status).text().split("\n")
     assert lines[-2:] == ["  r/19.mdc: rule 19", "  3 more always-apply entries not listed"]
     assert sum(line.startswith("  r/") for line in lines) == printed.ALWAYS_SHOWN
 
 
 def test_orientation_after_a_compaction_is_its_first_paragraph() -> None:
     status = {"entries": 3, "kinds": {"rule": 3}, "roots": ["r"], "always_apply": []}
-    brief = printed.orientation_text(status, brief=True)
-    assert brief == "\n".join(printed.orientation_text(status).split("\n")[:2])
+    brief = printed.orientation(status, brief=True).text()
+    assert brief == "\n".join(printed.orientation(status).text().split("\n")[:2])
     plan = registry.plan("claude", "SessionStart", {"session_id": "s", "source": "compact"})
     assert (plan.kind, plan.brief, plan.reset) == ("orientation", True, True)
-    assert context_of(registry.wrap("claude", "SessionStart", plan, status)) == brief
+    assert context_of(registry.orient("SessionStart", plan, status)) == brief
 
 
 @pytest.mark.parametrize("name", ["claude", "codex", "gemini"])
@@ -161,7 +172,7 @@ def test_an_empty_catalog_gets_no_orientation(name: str) -> None:
     status = {"entries": 0, "kinds": {}, "roots": ["docs"], "always_apply": []}
     plan = registry.plan(name, "SessionStart", {"session_id": "s", "source": "startup"})
     assert plan.kind == "orientation"
-    assert registry.wrap(name, "SessionStart", plan, status) == ""
+    assert registry.orient("SessionStart", plan, status) == ""
 
 
 @pytest.mark.parametrize(
@@ -183,7 +194,7 @@ def test_every_claude_file_tool_names_its_file(tool: str, member: str) -> None:
 def test_orientation_of_a_huge_always_apply_list_keeps_under_the_cap() -> None:
     always = [{"path": f"r/{i}.mdc", "summary": '"\\' * 3000} for i in range(20)]
     status = {"entries": 20, "kinds": {"rule": 20}, "roots": [], "always_apply": always}
-    out = registry.wrap("claude", "SessionStart", Ask("orientation"), status)
+    out = registry.orient("SessionStart", Ask("orientation"), status)
     assert len(out) <= printed.MAX_OUTPUT
     assert context_of(out).startswith("This repository keeps")
 
@@ -250,10 +261,21 @@ def test_a_long_summary_is_shortened_before_any_pair_is_dropped() -> None:
 
 
 def test_shortening_keeps_the_unreviewed_and_successor_markers() -> None:
-    line = f"  docs/1.md {EM} {'y' * 9000} [unreviewed: draft] [superseded by DR-2]"
-    out = registry.wrap("claude", "UserPromptSubmit", PROMPT, report((line, f"{EVIDENCE}e")))
+    marked = render.PointerLines(
+        "docs/1.md", "y" * 9000, " [unreviewed: draft] [superseded by DR-2]", "e"
+    )
+    out = registry.wrap("claude", "UserPromptSubmit", PROMPT, report(marked))
     pointer = out.split("\n")[1]
     assert pointer.endswith("y\u2026 [unreviewed: draft] [superseded by DR-2]")
+
+
+def test_a_summary_that_reads_like_a_marker_is_shortened_as_summary() -> None:
+    # the markers are the pointer's own fields, never read back from its line: a summary
+    # ending in marker-like text is summary, and is cut like any other
+    posing = render.PointerLines("docs/1.md", "y" * 9000 + " [superseded by DR-9]", "", "e")
+    out = registry.wrap("claude", "UserPromptSubmit", PROMPT, report(posing))
+    pointer = out.split("\n")[1]
+    assert pointer.endswith("y\u2026") and "DR-9" not in pointer
 
 
 def test_json_escaping_counts_against_the_cap() -> None:
@@ -265,7 +287,7 @@ def test_json_escaping_counts_against_the_cap() -> None:
 
 def test_ordinary_report_is_printed_byte_for_byte() -> None:
     document = report(pair(1), pair(2), withheld=2)
-    text = document["text"]
+    text = document.text()
     assert registry.wrap("claude", "UserPromptSubmit", PROMPT, document) == (
         printed.HEADER + "\n" + text + "\n"
     )
@@ -325,8 +347,8 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
     answer = assembly.assemble(
         Index(catalog), Taxonomy(), contract.Request(task="edge throttling in src/edge.py")
     )
-    document = render.route_json(answer, version="1", fingerprint="f", entries=1, stale=0)
-    assert document["pointers"]
+    document = render.report(answer)
+    assert document.pointed and answer.anchors
     status = {
         "entries": len(catalog),
         "kinds": {f["title"]: 1 for f in fields},
@@ -334,20 +356,22 @@ def test_hook_output_of_every_event_is_clean_paired_and_capped(
         "always_apply": [{"path": f["path"], "summary": f["summary"]} for f in fields],
     }
     task = {"task": "edge throttling in src/edge.py"}
-    hooks: list[tuple[str, str, Mapping[str, Any], Mapping[str, Any]]] = [
-        ("claude", "UserPromptSubmit", {"prompt": task["task"]}, document),
-        ("claude", "SessionStart", {}, status),
-        ("claude", "PreToolUse", {"tool_input": {"file_path": fields[0]["path"]}}, document),
-        ("claude", "PreToolUse", {"tool_input": {"file_path": fields[0]["path"]}},
-         dict(document, anchors=[])),
-        ("git", "pre-commit", task, document),
-        ("pipe", "route", task, document),
+    hooks: list[tuple[str, str, Mapping[str, Any], Sequence[str]]] = [
+        ("claude", "UserPromptSubmit", {"prompt": task["task"]}, answer.anchors),
+        ("claude", "SessionStart", {}, ()),
+        ("claude", "PreToolUse", {"tool_input": {"file_path": fields[0]["path"]}}, answer.anchors),
+        ("claude", "PreToolUse", {"tool_input": {"file_path": fields[0]["path"]}}, ()),
+        ("git", "pre-commit", task, answer.anchors),
+        ("pipe", "route", task, answer.anchors),
     ]  # fmt: skip
-    for name, event, payload, answer_ in hooks:
+    for name, event, payload, anchors in hooks:
         plan_ = registry.plan(name, event, payload)
         if plan_.kind == "skip":  # a file path that is empty or not text
             continue
-        out = registry.wrap(name, event, plan_, answer_)
+        if plan_.kind == "orientation":
+            out = registry.orient(event, plan_, status)
+        else:
+            out = registry.wrap(name, event, plan_, document, anchors)
         assert out, (name, event)
         assert len(out) < CAP
         assert controls(out) == []

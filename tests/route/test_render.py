@@ -195,12 +195,29 @@ def test_ordinary_text_is_unchanged_by_the_flattening() -> None:  # defect 1
 
 
 def test_fit_shortens_long_parts_before_it_drops_a_pointer() -> None:
-    line = "  docs/a.md (A) \u2014 " + "s" * 500
-    report = "\n".join([line, "    matched a in summary", "  withheld 1 more"])
-    assert render.fit(report, len(report), len) == report  # it fits: whole
+    pointer = render.PointerLines("docs/a.md (A)", "s" * 500, "", "matched a in summary")
+    report = render.Report((pointer, render.Line("withheld 1 more", "  ")))
+    whole = report.text()
+    assert whole == "\n".join(
+        [f"  docs/a.md (A) {EM} {'s' * 500}", "    matched a in summary", "  withheld 1 more"]
+    )
+    assert render.fit(report, len(whole), len) == whole  # it fits: whole
     fitted = render.fit(report, 400, len)
     first, evidence, withheld = fitted.split("\n")
-    assert first.endswith(render.ELLIPSIS) and len(first) < len(line)
+    assert first.endswith(render.ELLIPSIS) and len(first) < len(whole.split("\n")[0])
     assert (evidence, withheld) == ("    matched a in summary", "  withheld 1 more")
     cut = render.fit(report, 60, len)
     assert cut == render.CUT_NOTE  # not even one pointer with its evidence fits
+
+
+def test_the_report_of_a_route_is_its_text_report_and_fits_it_whole() -> None:
+    route = answer("edge throttling in src/edge.py", budget=2)
+    report = render.report(route)
+    assert report.pointed
+    assert report.text() == render.text_report(route)
+    assert render.fit(report, 10_000, len) == render.text_report(route)
+    shown = render.report(route, already_shown=3).text()
+    assert shown == render.text_report(route) + "\n  3 more already shown in this session"
+    silent = answer("kubernetes helm")
+    assert not render.report(silent).pointed
+    assert render.report(silent).text() == render.text_report(silent)

@@ -226,3 +226,14 @@ def test_a_route_whose_stop_says_stop_answers_deadline_before_reading_anything(
     assert cut["silence"]["reason"] == "deadline" and "ran out of time" in cut["silence"]["says"]
     # neither the task's intent nor the focus was read: the answer says so, in the same shape
     assert cut["intent"] is None and cut["filtered_by_focus"] == 0
+
+
+def test_a_route_comes_with_the_records_its_document_was_rendered_from() -> None:
+    engine = Engine.load(config.load(DEMO / "kroute.toml"))
+    ask = intake.route({"task": "retry a failed webhook delivery", "budget": 2}, engine.config)
+    routed = engine.routed(ask)
+    assert routed.document == engine.route(ask)
+    ids = [p.entry.id for p in routed.route.pointers]
+    assert ids and ids == [p["id"] for p in routed.document["pointers"]]
+    assert routed.route.withheld == routed.document["withheld"] > 0
+    assert list(routed.route.anchors) == routed.document["anchors"]
