@@ -4,8 +4,8 @@ the spot timings; --hooks, --imports, --anchors and --meaning add to it; --churn
 --first-prompt and --onboarding each run only their own suite.
 
     python scripts/bench.py [--sizes 1000,10000,100000] [--queries 300] [--no-bodies]
-        [--lengths 10,100,1000,5000] [--length-queries 100] [--workdir DIR] [--fresh]
-        [--hooks] [--imports] [--anchors] [--meaning] [--json] [--churn]
+        [--lengths 10,100,1000,5000] [--length-queries 100] [--crowd-seconds 10] [--workdir DIR]
+        [--fresh] [--hooks] [--imports] [--anchors] [--meaning] [--json] [--churn]
     python scripts/bench.py --imports --sizes ''   # only what the CLI and the hook import
     python scripts/bench.py --first-prompt [--first-prompt-runs 3] [--turn 5] [--sizes 1000,5000]
     python scripts/bench.py --onboarding [--against OTHER_CHECKOUT] [--onboarding-runs 5]
@@ -24,6 +24,7 @@ from pathlib import Path
 from bench import cache, paths, table, task
 from bench.anchor import ANCHORS
 from bench.anchor.beside import ANCHORS_VENV, anchors_python
+from bench.probe import CROWD_SECONDS
 from bench.suite import churn, cold, firstprompt, hooks, imports, onboarding, size, spot
 
 DESCRIPTION = (
@@ -50,6 +51,12 @@ def parser() -> argparse.ArgumentParser:
         help="Task lengths in words to time besides the short tasks ('' for none).",
     )
     out.add_argument("--length-queries", type=int, default=100, help="Tasks per length and size.")
+    out.add_argument(
+        "--crowd-seconds",
+        type=float,
+        default=CROWD_SECONDS,
+        help="How long each count of clients at once routes (default %(default)s).",
+    )
     out.add_argument(
         "--no-bodies",
         action="store_true",
@@ -227,6 +234,7 @@ def run(args: argparse.Namespace, workdir: Path) -> None:
                 fresh=args.fresh,
                 lengths=lengths,
                 length_queries=args.length_queries,
+                crowd_seconds=args.crowd_seconds,
                 anchors=anchors,
                 meaning=args.meaning,
             )

@@ -199,7 +199,8 @@ def test_a_small_run_prints_the_table_and_its_figures(tmp_path: Path) -> None:
     done = subprocess.run(
         [
             sys.executable, str(BENCH), "--sizes", "200", "--queries", "20", "--lengths", "10",
-            "--length-queries", "5", "--workdir", str(tmp_path / "work"), "--json",
+            "--length-queries", "5", "--crowd-seconds", "1", "--workdir", str(tmp_path / "work"),
+            "--json",
         ],
         capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )  # fmt: skip

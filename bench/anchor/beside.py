@@ -169,7 +169,12 @@ def time_set(
 
 
 def served_crowds(
-    python: Path, corpus: Path, daemon: Path, work: list[str], pid: int
+    python: Path,
+    corpus: Path,
+    daemon: Path,
+    work: list[str],
+    pid: int,
+    seconds: float = CROWD_SECONDS,
 ) -> dict[str, dict[str, Any]]:
     """Return, per count of clients in CROWDS, the routes/s of tantivy behind kroute's own
     HTTP server (bench.anchor.server) and of kroute's daemon at `daemon`, measured in
@@ -187,8 +192,8 @@ def served_crowds(
             raise RuntimeError(f"{SERVER_MODULE} exited with {server.wait()}")
         for n in CROWDS:
             out[str(n)] = {
-                "tantivy": concurrent(address, work, n, CROWD_SECONDS, server.pid),
-                "kroute": concurrent(daemon, work, n, CROWD_SECONDS, pid),
+                "tantivy": concurrent(address, work, n, seconds, server.pid),
+                "kroute": concurrent(daemon, work, n, seconds, pid),
             }
     finally:
         if server.stdin is not None:

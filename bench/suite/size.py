@@ -59,6 +59,7 @@ def bench_size(
     fresh: bool = False,
     lengths: tuple[int, ...] = task.LENGTHS,
     length_queries: int = 100,
+    crowd_seconds: float = CROWD_SECONDS,
     anchors: Path | None = None,
     meaning: bool = False,
 ) -> dict[str, Any]:
@@ -92,7 +93,8 @@ def bench_size(
     figures = restarted(engine, target, env, load_began_ns)
     del engine
     try:
-        figures |= served(target, figures.pop("pid"), size, work, anchors, corpus)
+        pid = figures.pop("pid")
+        figures |= served(target, pid, size, work, anchors, corpus, crowd_seconds)
         figures["update_visible_p50_ms"] = visible(root, target, size)
         figures["daemon_rss_mib"] = rss_mib(figures["pid"])
     finally:
@@ -192,7 +194,13 @@ def restarted(
 
 
 def served(
-    target: client.Target, pid: int, size: int, work: Work, anchors: Path | None, corpus: Path
+    target: client.Target,
+    pid: int,
+    size: int,
+    work: Work,
+    anchors: Path | None,
+    corpus: Path,
+    crowd_seconds: float = CROWD_SECONDS,
 ) -> dict[str, Any]:
     """Return the route figures of the running daemon `pid`: the first routes after its
     restart, the rest once warm, each length, clients at once, the Python client, curl, and
@@ -208,7 +216,7 @@ def served(
     for length, tasks in work.long.items():
         print(f"  routing {length:,}-word tasks ...", file=sys.stderr, flush=True)
         long[str(length)] = by_length(socket, tasks)
-    crowds = {str(n): concurrent(socket, work.short, n, CROWD_SECONDS, pid) for n in CROWDS}
+    crowds = {str(n): concurrent(socket, work.short, n, crowd_seconds, pid) for n in CROWDS}
     python_client = []
     for text in work.short[:100]:
         began = time.perf_counter()
@@ -228,12 +236,17 @@ def served(
         "curl_status_p50_ms": statistics.median(bare_curl) * 1000,
         "curl_route_p50_ms": statistics.median(curl_route) * 1000,
         "crowds": crowds,
-        "anchors": with_anchors(anchors, corpus, socket, work, pid),
+        "anchors": with_anchors(anchors, corpus, socket, work, pid, crowd_seconds),
     }
 
 
 def with_anchors(
-    anchors: Path | None, corpus: Path, socket: Path, work: Work, pid: int
+    anchors: Path | None,
+    corpus: Path,
+    socket: Path,
+    work: Work,
+    pid: int,
+    crowd_seconds: float = CROWD_SECONDS,
 ) -> dict[str, Any] | None:
     """Return the anchors' figures beside the daemon on `socket` (None without `anchors`,
     `{"error": ...}` when they failed)."""
@@ -247,7 +260,9 @@ def with_anchors(
         print(f"  anchors failed: {error}", file=sys.stderr, flush=True)
         return {"error": str(error)}
     print("  tantivy behind the same server, clients at once ...", file=sys.stderr)
-    figures["crowds"] = beside.served_crowds(anchors, corpus, socket, work.short, pid)
+    figures["crowds"] = beside.served_crowds(
+        anchors, corpus, socket, work.short, pid, crowd_seconds
+    )
     return figures
 
 
