@@ -205,7 +205,7 @@ class Daemon(Updating):
             file=sys.stderr,
             flush=True,
         )
-        return replace(shell, engine=self.load(config, self.version))
+        return replace(shell, engine=loader.load(config, None, self.version, cold=self.load).engine)
 
     def dispatch(
         self, method: str, path: str, body: bytes, source: str = "socket"
@@ -216,16 +216,17 @@ class Daemon(Updating):
         While the catalog loads, only LOADING_ANSWERS are answered; the rest get 503
         `loading` at once (a hook fails open rather than wait)."""
         self.last_request = time.monotonic()
-        if not self.serving.is_set() and path.partition("?")[0] != SHUTDOWN:
+        endpoint = path.partition("?")[0]
+        if not self.serving.is_set() and endpoint != SHUTDOWN:
             self.serving.wait()
-        if not self.ready.is_set() and path.partition("?")[0] not in LOADING_ANSWERS:
+        if not self.ready.is_set() and endpoint not in LOADING_ANSWERS:
             waited = time.monotonic() - self.started
             return 503, errors.document(
                 "loading",
                 f"the daemon is still loading the catalog ({waited:.1f} s so far); "
                 "try again in a moment (kroute status shows when it is ready)",
             )
-        if path.partition("?")[0] in UNLOCKED:
+        if endpoint in UNLOCKED:
             answer = self.app.answer(method, path, body, source)
         else:
             with self.lock:

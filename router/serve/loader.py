@@ -8,13 +8,14 @@ hooks fail open at once instead of waiting out a large catalog.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import gc
 import glob
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,9 +87,7 @@ def load(
     began_ns = clock()
     began = time.monotonic()
     unused: str | None = None
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with _collector_held():
         if path is not None:
             try:
                 restored = snapshot.restore(config, path, version, armed)
@@ -106,6 +105,16 @@ def load(
         engine = cold(config, version)
         reread = len(engine.catalog.files)
         return Loaded(engine, "cold", time.monotonic() - began, reread, began_ns, unused)
+
+
+@contextlib.contextmanager
+def _collector_held() -> Iterator[None]:
+    """Hold the cyclic garbage collector off while an engine is loaded, then freeze what was
+    loaded out of its sight (`load` says why) and let it run again if it ran before."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
         gc.freeze()
         if enabled:
@@ -160,26 +169,20 @@ def mappable(loaded: Loaded, path: Path) -> bool:
 def read_back(config: Config, path: Path, version: str) -> Engine | None:
     """Return the engine of the snapshot just written at `path` (`keep`) of an engine loaded
     cold, or None when the file is gone; raises snapshot.UnusableError when it cannot be
-    read back. A cold-loaded
-    daemon serves it instead, so that it holds what a restarted one holds: the bodies and
-    postings lie in the mapped file, read from the page cache where a route needs them,
-    instead of in the process's own memory (at 10,000 entries with bodies, 100 MB of text
-    and postings). The index is the same (a snapshot restores what it saved), and files
-    changed since the reads began are read again, as at a restart. The caller lets the cold
-    engine go first, so that this one takes the memory it held, and calls `release` after.
+    read back. A cold-loaded daemon serves it instead, so that it holds what a restarted
+    one holds: the bodies and postings lie in the mapped file, read from the page cache
+    where a route needs them, instead of in the process's own memory (at 10,000 entries
+    with bodies, 100 MB of text and postings). The index is the same (a snapshot restores
+    what it saved), and files changed since the reads began are read again, as at a
+    restart. The caller lets the cold engine go first, so that this one takes the memory it
+    held, and calls `release` after.
 
     Files whose stamps are the ones read are not read again, however recent (`restore`'s
     `watched`): the daemon's watcher was armed before the cold reads began and reports an
     edit made since. In a fresh clone every file is that recent, and reading them all
     again would cost a second cold load just after the first."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with _collector_held():  # as `load` leaves what it loaded
         restored = snapshot.restore(config, path, version, watched=True)
-    finally:
-        gc.freeze()  # as `load` leaves what it loaded
-        if enabled:
-            gc.enable()
     return None if restored is None else restored.engine
 
 
